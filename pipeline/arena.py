@@ -1,0 +1,139 @@
+"""Play many games at once between any agents, seat by seat, and score the results.
+
+Every job that plays games (self-play, gating, evaluation) goes through `play_games`: games run
+side by side so each agent is asked for all its pending moves in one batched call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm import tqdm
+
+from pipeline.agents import Agent
+
+
+@dataclass
+class GameRecord:
+    seating: list[str]  # agent name per absolute seat
+    actions: list[int] = field(default_factory=list)
+    movers: list[int] = field(default_factory=list)
+    states: list = field(default_factory=list)  # positions where a searched policy was recorded
+    policies: list[np.ndarray] = field(default_factory=list)
+    policy_movers: list[int] = field(default_factory=list)
+    scores: np.ndarray | None = None
+
+
+@dataclass
+class MatchStats:
+    games: int
+    seconds: float
+    moves: int
+
+
+def play_games(
+    game,
+    seatings: list[list[Agent]],
+    seed: int,
+    parallel: int = 64,
+    record_policies: bool = False,
+    progress: str | None = None,
+) -> tuple[list[GameRecord], MatchStats]:
+    """Play one game per seating (a list of agents, one per seat); results come back in order."""
+    started = time.perf_counter()
+    seeds = np.random.SeedSequence(seed).spawn(len(seatings))
+    records = [GameRecord([a.name for a in seating]) for seating in seatings]
+    states: dict[int, object] = {}
+    rngs: dict[int, np.random.Generator] = {}
+    queue = iter(range(len(seatings)))
+    moves = 0
+    bar = tqdm(total=len(seatings), desc=progress, disable=progress is None, leave=False)
+
+    def start_next() -> None:
+        gid = next(queue, None)
+        if gid is None:
+            return
+        rngs[gid] = np.random.default_rng(seeds[gid])
+        states[gid] = game.initial_state(rngs[gid])
+        for agent in _distinct(seatings[gid]):
+            agent.begin(gid, states[gid], rngs[gid])
+
+    for _ in range(min(parallel, len(seatings))):
+        start_next()
+    while states:
+        by_agent: dict[int, tuple[Agent, list[int]]] = {}
+        for gid, state in states.items():
+            agent = seatings[gid][game.to_play(state)]
+            by_agent.setdefault(id(agent), (agent, []))[1].append(gid)
+        for agent, gids in by_agent.values():
+            for gid, (action, policy) in zip(gids, agent.act(gids)):
+                record, state = records[gid], states[gid]
+                mover = game.to_play(state)
+                if record_policies and policy is not None:
+                    record.states.append(state)
+                    record.policies.append(policy)
+                    record.policy_movers.append(mover)
+                record.actions.append(action)
+                record.movers.append(mover)
+                state, _ = game.step(state, action, rngs[gid])
+                states[gid] = state
+                moves += 1
+                for other in _distinct(seatings[gid]):
+                    other.observe(gid, action, state)
+                if game.is_terminal(state):
+                    record.scores = game.scores(state)
+                    for other in _distinct(seatings[gid]):
+                        other.end(gid)
+                    del states[gid], rngs[gid]
+                    bar.update()
+                    start_next()
+    bar.close()
+    return records, MatchStats(len(seatings), time.perf_counter() - started, moves)
+
+
+def _distinct(seating: list[Agent]) -> list[Agent]:
+    seen: dict[int, Agent] = {}
+    for agent in seating:
+        seen.setdefault(id(agent), agent)
+    return list(seen.values())
+
+
+def mixed_seatings(num_players: int, first: Agent, second: Agent) -> list[list[Agent]]:
+    """Every assignment of two agents to the seats in which both take part (2^n - 2 of them)."""
+    return [
+        [first if pick else second for pick in picks]
+        for picks in itertools.product([True, False], repeat=num_players)
+        if any(picks) and not all(picks)
+    ]
+
+
+def seat_permutations(agents: list[Agent]) -> list[list[Agent]]:
+    """Every distinct ordering of the given agents over the seats (by name: equal agents are one)."""
+    seen, seatings = set(), []
+    for perm in itertools.permutations(agents):
+        key = tuple(a.name for a in perm)
+        if key not in seen:
+            seen.add(key)
+            seatings.append(list(perm))
+    return seatings
+
+
+def pairwise_score(records: list[GameRecord], name: str, rival: str) -> float:
+    """Share of (name seat, rival seat) pairs where `name` scored higher; ties count half."""
+    points, pairs = 0.0, 0
+    for record in records:
+        for i, a in enumerate(record.seating):
+            for j, b in enumerate(record.seating):
+                if a == name and b == rival:
+                    points += 1.0 if record.scores[i] > record.scores[j] else 0.5 if record.scores[i] == record.scores[j] else 0.0
+                    pairs += 1
+    return points / pairs if pairs else float("nan")
+
+
+def mean_score(records: list[GameRecord], name: str) -> float:
+    """Mean score per seat played by agent `name`."""
+    scores = [r.scores[i] for r in records for i, a in enumerate(r.seating) if a == name]
+    return float(np.mean(scores)) if scores else float("nan")

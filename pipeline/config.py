@@ -1,0 +1,146 @@
+"""The `params.yaml` schema: defaults, validation, and one clear error line per bad field.
+
+Every job reads its settings from here, so a misspelt key or a wrong type stops a stage before any
+work is done.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pipeline.games import GAME_NAMES
+
+
+class ConfigError(ValueError):
+    """A bad params file; the message is one line naming the field and what was expected."""
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class NetworkParams(Section):
+    blocks: int = Field(4, ge=1)
+    channels: int = Field(64, ge=4)
+    se_reduction: int = Field(4, ge=1)
+
+
+class SearchParams(Section):
+    c_puct: float = Field(3.0, gt=0)
+    dirichlet_alpha: float = Field(1.0, gt=0)
+    dirichlet_epsilon: float = Field(0.25, ge=0, le=1)
+    rollouts: int = Field(50, ge=1)
+
+
+class SelfPlayParams(Section):
+    games: int = Field(200, ge=1)
+    parallel_games: int = Field(64, ge=1)
+    temperature: float = Field(1.0, ge=0)
+    temperature_moves: int = Field(6, ge=0)
+    reuse_tree: bool = True
+
+
+class TrainParams(Section):
+    batch_size: int = Field(64, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+    weight_decay: float = Field(1e-4, ge=0)
+    epochs: int = Field(4, ge=1)
+    replay_window: int = Field(4, ge=1, description="generations of self-play data kept for training")
+    augment: bool = True
+
+
+class GateParams(Section):
+    games_per_seating: int = Field(4, ge=1)
+    threshold: float = Field(0.55, ge=0, le=1)
+    temperature_moves: int = Field(2, ge=0)
+
+
+class EvaluateParams(Section):
+    opponent_rollouts: list[int] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
+    games_per_seating: int = Field(4, ge=1)
+    c_uct: float = Field(1.41, gt=0)
+    parallel_games: int = Field(32, ge=1)
+
+
+class TrackingParams(Section):
+    tracking_uri: str | None = Field(None, description="None: sqlite:///<project root>/mlflow.db")
+    experiment: str = "alphazero"
+    model_name: str = "alphazero-champion"
+
+
+class Generation(Section):
+    gen: int = Field(ge=1)
+    prev: int = Field(ge=0)
+
+
+class Params(Section):
+    game: Literal[GAME_NAMES]  # type: ignore[valid-type]
+    seed: int = 0
+    threads: int = Field(0, ge=0, description="torch threads; 0 = all cores")
+    network: NetworkParams = NetworkParams()
+    search: SearchParams = SearchParams()
+    selfplay: SelfPlayParams = SelfPlayParams()
+    train: TrainParams = TrainParams()
+    gate: GateParams = GateParams()
+    evaluate: EvaluateParams = EvaluateParams()
+    tracking: TrackingParams = TrackingParams()
+    generations: list[Generation] = Field(min_length=1)
+
+    @field_validator("generations")
+    @classmethod
+    def _chained(cls, generations: list[Generation]) -> list[Generation]:
+        for i, item in enumerate(generations):
+            if item.gen != i + 1 or item.prev != i:
+                raise ValueError(f"item {i} must be {{gen: {i + 1}, prev: {i}}} (generations chain from 1)")
+        return generations
+
+    @property
+    def final_generation(self) -> int:
+        return self.generations[-1].gen
+
+    def section_hash(self, *names: str) -> str:
+        """Short hash of the named sections, recorded in checkpoints for provenance."""
+        data = {name: _dump(getattr(self, name)) for name in names}
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _dump(value):
+    return value.model_dump() if isinstance(value, BaseModel) else value
+
+
+def _describe(error: dict) -> str:
+    where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key (misspelt?)"
+    if kind == "missing":
+        return f"{where}: required key is missing"
+    if kind == "literal_error":
+        return f"{where}: unknown value {error['input']!r}; expected one of {', '.join(GAME_NAMES)}"
+    return f"{where}: {error['msg']} (got {error['input']!r})"
+
+
+def parse_params(data: dict, source: str = "params.yaml") -> Params:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of sections at the top level")
+    try:
+        return Params.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(f"{source}: {_describe(err.errors()[0])}") from None
+
+
+def load_params(path: Path | str = "params.yaml") -> Params:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
+    return parse_params(data, str(path))

@@ -1,0 +1,86 @@
+"""The one contract every game fulfils, so search, training and play never special-case a game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """A board symmetry: `board` maps (..., H, W) planes; `action_perm` re-indexes a policy vector.
+
+    The transformed policy is `policy[..., action_perm]`, so a target stays aligned with its planes.
+    """
+
+    board: Callable[[np.ndarray], np.ndarray]
+    action_perm: np.ndarray
+
+
+class IllegalMove(ValueError):
+    """A move that is unknown or not legal in the given position (human input, move strings)."""
+
+
+class Game(Protocol):
+    """Rules only: no search, no torch. States are immutable and cheap to copy."""
+
+    name: str
+    num_players: int
+    num_actions: int
+    observation_shape: tuple[int, int, int]
+
+    def initial_state(self, rng: np.random.Generator | None = None) -> Any: ...
+
+    def legal_mask(self, state: Any) -> np.ndarray: ...
+
+    def legal_actions(self, state: Any) -> list[int]: ...
+
+    def step(self, state: Any, action: int, rng: Any = None) -> tuple[Any, Any]:
+        """Apply `action`; return the new state and a chance key (None for deterministic moves)."""
+
+    def to_play(self, state: Any) -> int: ...
+
+    def ply(self, state: Any) -> int:
+        """Moves played so far (drives temperature schedules)."""
+
+    def is_terminal(self, state: Any) -> bool: ...
+
+    def scores(self, state: Any) -> np.ndarray:
+        """Score vector of a finished game, one entry per absolute seat."""
+
+    def encode(self, state: Any) -> np.ndarray:
+        """Network input planes seen from the player to move."""
+
+    def encode_batch(self, states: list[Any]) -> np.ndarray: ...
+
+    def symmetries(self) -> list[Symmetry]: ...
+
+    def random_playout(self, state: Any, rng: Any) -> np.ndarray:
+        """Play uniformly random moves to the end; return the score vector (absolute seats)."""
+
+    def render(self, state: Any) -> str: ...
+
+    def parse_move(self, state: Any, text: str) -> int: ...
+
+    def format_move(self, action: int) -> str: ...
+
+
+def win_loss_scores(num_players: int, winner: int | None) -> np.ndarray:
+    """Seed 000's score vector: +1 for the winner, -1 for every other seat, 0 for all on a draw."""
+    if winner is None:
+        return np.zeros(num_players, dtype=np.float32)
+    scores = -np.ones(num_players, dtype=np.float32)
+    scores[winner] = 1.0
+    return scores
+
+
+def rotate_to_mover(values: np.ndarray, mover: int) -> np.ndarray:
+    """Absolute-seat vector(s) -> vector(s) whose index 0 is `mover` (the network's view)."""
+    return np.roll(values, -mover, axis=-1)
+
+
+def rotate_to_absolute(values: np.ndarray, mover: int) -> np.ndarray:
+    """Inverse of `rotate_to_mover`."""
+    return np.roll(values, mover, axis=-1)

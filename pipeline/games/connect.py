@@ -1,0 +1,210 @@
+"""k-in-a-row games for any number of players, with or without gravity (seed 000's four games).
+
+Each seat's stones are a Python-int bitboard in Pascal Pons' column layout: cell (row r from the
+bottom, column c) is bit c*(H+1)+r, so a spare bit atop each column stops lines wrapping around and
+one shift per direction finds every line. Placement games number actions row-major from the top-left
+cell; gravity games number them by column.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import NamedTuple
+
+import numpy as np
+
+from pipeline.games.base import IllegalMove, Symmetry, win_loss_scores
+
+SEAT_SYMBOLS = "XOABCDEFGH"
+
+
+class ConnectState(NamedTuple):
+    boards: tuple[int, ...]  # one bitboard per absolute seat
+    heights: tuple[int, ...]  # stones per column (used by gravity games only)
+    mover: int
+    ply: int
+    winner: int | None
+    done: bool
+
+
+class ConnectGame:
+    """A k-in-a-row game on an H x W board for `num_players` seats that move in turn."""
+
+    def __init__(self, name: str, rows: int, cols: int, k: int, num_players: int, gravity: bool):
+        self.name = name
+        self.rows, self.cols, self.k = rows, cols, k
+        self.num_players = num_players
+        self.gravity = gravity
+        self.num_actions = cols if gravity else rows * cols
+        self.observation_shape = (2 * num_players, rows, cols)
+        column_height = rows + 1
+        self._shifts = (1, column_height, column_height - 1, column_height + 1)
+        # display cell (i from the top, j) -> bit index
+        self._cell_bits = np.array(
+            [j * column_height + (rows - 1 - i) for i in range(rows) for j in range(cols)], dtype=np.uint64
+        )
+        self._action_bit = [int(b) for b in self._cell_bits] if not gravity else None
+        self._full = sum(1 << int(b) for b in self._cell_bits)
+
+    def __repr__(self) -> str:
+        return f"ConnectGame({self.name!r})"
+
+    # --- rules -------------------------------------------------------------------------------
+    def initial_state(self, rng=None) -> ConnectState:
+        return ConnectState((0,) * self.num_players, (0,) * self.cols, 0, 0, None, False)
+
+    def legal_actions(self, state: ConnectState) -> list[int]:
+        if state.done:
+            return []
+        if self.gravity:
+            return [c for c, h in enumerate(state.heights) if h < self.rows]
+        occupied = 0
+        for board in state.boards:
+            occupied |= board
+        return [a for a, bit in enumerate(self._action_bit) if not (occupied >> bit) & 1]
+
+    def legal_mask(self, state: ConnectState) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self.legal_actions(state)] = True
+        return mask
+
+    def _bit(self, state: ConnectState, action: int) -> int:
+        if self.gravity:
+            if not 0 <= action < self.cols or state.heights[action] >= self.rows:
+                raise IllegalMove(f"column {action + 1} is full or off the board")
+            return action * (self.rows + 1) + state.heights[action]
+        if not 0 <= action < self.num_actions:
+            raise IllegalMove(f"cell {action + 1} is off the board")
+        bit = self._action_bit[action]
+        if any((board >> bit) & 1 for board in state.boards):
+            raise IllegalMove(f"cell {action + 1} is taken")
+        return bit
+
+    def _wins(self, board: int) -> bool:
+        for shift in self._shifts:
+            line = board
+            for step in range(1, self.k):
+                line &= board >> (step * shift)
+                if not line:
+                    break
+            if line:
+                return True
+        return False
+
+    def step(self, state: ConnectState, action: int, rng=None) -> tuple[ConnectState, None]:
+        if state.done:
+            raise IllegalMove("the game is over")
+        bit = self._bit(state, action)
+        mover = state.mover
+        board = state.boards[mover] | (1 << bit)
+        boards = state.boards[:mover] + (board,) + state.boards[mover + 1 :]
+        heights = state.heights
+        if self.gravity:
+            heights = heights[:action] + (heights[action] + 1,) + heights[action + 1 :]
+        ply = state.ply + 1
+        won = self._wins(board)
+        done = won or ply == self.rows * self.cols
+        next_state = ConnectState(
+            boards, heights, (mover + 1) % self.num_players, ply, mover if won else None, done
+        )
+        return next_state, None
+
+    def to_play(self, state: ConnectState) -> int:
+        return state.mover
+
+    def ply(self, state: ConnectState) -> int:
+        return state.ply
+
+    def is_terminal(self, state: ConnectState) -> bool:
+        return state.done
+
+    def scores(self, state: ConnectState) -> np.ndarray:
+        return win_loss_scores(self.num_players, state.winner)
+
+    def random_playout(self, state: ConnectState, rng: random.Random) -> np.ndarray:
+        """Random moves to the end on raw bitboards: the inner loop of UCT's rollouts."""
+        boards = list(state.boards)
+        heights = list(state.heights)
+        mover, ply, total = state.mover, state.ply, self.rows * self.cols
+        winner = state.winner
+        done = state.done
+        occupied = 0
+        for board in boards:
+            occupied |= board
+        while not done:
+            if self.gravity:
+                action = rng.choice([c for c, h in enumerate(heights) if h < self.rows])
+                bit = action * (self.rows + 1) + heights[action]
+                heights[action] += 1
+            else:
+                bit = rng.choice([b for b in self._action_bit if not (occupied >> b) & 1])
+            occupied |= 1 << bit
+            boards[mover] |= 1 << bit
+            ply += 1
+            if self._wins(boards[mover]):
+                winner, done = mover, True
+            elif ply == total:
+                done = True
+            mover = (mover + 1) % self.num_players
+        return win_loss_scores(self.num_players, winner)
+
+    # --- network view ------------------------------------------------------------------------
+    def encode(self, state: ConnectState) -> np.ndarray:
+        return self.encode_batch([state])[0]
+
+    def encode_batch(self, states: list[ConnectState]) -> np.ndarray:
+        """Planes per state: each seat's stones in turn order from the mover, then the mover's seat
+        one-hot as turn planes (seed 000 fig. 4)."""
+        n, p = len(states), self.num_players
+        boards = np.array([s.boards for s in states], dtype=np.uint64).reshape(n, p)
+        movers = np.array([s.mover for s in states], dtype=np.int64)
+        order = (movers[:, None] + np.arange(p)[None, :]) % p
+        boards = np.take_along_axis(boards, order, axis=1)
+        stones = ((boards[:, :, None] >> self._cell_bits[None, None, :]) & np.uint64(1)).astype(np.float32)
+        planes = np.zeros((n, 2 * p, self.rows * self.cols), dtype=np.float32)
+        planes[:, :p] = stones
+        planes[np.arange(n), p + movers] = 1.0
+        return planes.reshape(n, 2 * p, self.rows, self.cols)
+
+    def symmetries(self) -> list[Symmetry]:
+        transforms = [lambda x: x, lambda x: np.flip(x, -1)]
+        if not self.gravity:
+            transforms += [lambda x: np.flip(x, -2), lambda x: np.flip(x, (-2, -1))]
+            if self.rows == self.cols:
+                transforms += [
+                    lambda x: np.swapaxes(x, -1, -2),
+                    lambda x: np.rot90(x, 1, (-2, -1)),
+                    lambda x: np.rot90(x, -1, (-2, -1)),
+                    lambda x: np.flip(np.swapaxes(x, -1, -2), (-2, -1)),
+                ]
+        index_shape = (1, self.cols) if self.gravity else (self.rows, self.cols)
+        index = np.arange(self.num_actions).reshape(index_shape)
+        return [Symmetry(f, np.ascontiguousarray(f(index)).ravel()) for f in transforms]
+
+    # --- people ------------------------------------------------------------------------------
+    def render(self, state: ConnectState) -> str:
+        lines = []
+        for i in range(self.rows):
+            row = []
+            for j in range(self.cols):
+                bit = int(self._cell_bits[i * self.cols + j])
+                owner = next((s for s, b in enumerate(state.boards) if (b >> bit) & 1), None)
+                row.append("." if owner is None else SEAT_SYMBOLS[owner])
+            lines.append(" ".join(row))
+        if self.gravity:
+            lines.append(" ".join(str(c + 1) for c in range(self.cols)))
+        return "\n".join(lines)
+
+    def parse_move(self, state: ConnectState, text: str) -> int:
+        """Moves are 1-based: a column for gravity games (as in the Connect-4 test sets), else a cell
+        numbered row by row from the top-left."""
+        try:
+            action = int(text.strip()) - 1
+        except ValueError:
+            raise IllegalMove(f"expected a number from 1 to {self.num_actions}, got {text.strip()!r}") from None
+        if action not in self.legal_actions(state):
+            raise IllegalMove(f"move {text.strip()} is not legal here")
+        return action
+
+    def format_move(self, action: int) -> str:
+        return str(action + 1)

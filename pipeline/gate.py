@@ -1,0 +1,46 @@
+"""Gating (seed 002): the new network plays the best so far over every seating where both sit at the
+table; it is promoted if its pairwise score reaches the threshold."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipeline.agents import PlayConfig
+from pipeline.arena import mixed_seatings, pairwise_score, play_games
+from pipeline.config import Params
+from pipeline.nets.senet import SENet
+from pipeline.selfplay import alphazero_agent
+
+
+@dataclass
+class GateResult:
+    score: float  # share of (candidate, best) seat pairs the candidate outranked; ties count half
+    games: int
+    promoted: bool
+    seconds: float
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        return {"gate_score": self.score, "gate_games": self.games, "promoted": float(self.promoted)}
+
+
+def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: int, progress=True) -> GateResult:
+    # Noise and a few sampled opening moves keep repeated seatings from replaying one game (seed 002).
+    play = PlayConfig(
+        simulations=params.search.rollouts,
+        add_noise=True,
+        temperature=1.0,
+        temperature_moves=params.gate.temperature_moves,
+    )
+    new = alphazero_agent(game, candidate, params, play, "candidate")
+    old = alphazero_agent(game, best, params, play, "best")
+    seatings = mixed_seatings(game.num_players, new, old) * params.gate.games_per_seating
+    records, stats = play_games(
+        game,
+        seatings,
+        seed=[params.seed, generation, 2],
+        parallel=params.selfplay.parallel_games,
+        progress=f"gate gen {generation}" if progress else None,
+    )
+    score = pairwise_score(records, "candidate", "best")
+    return GateResult(score, len(records), score >= params.gate.threshold, stats.seconds)

@@ -1,0 +1,1 @@
+"""Networks: the SENet, its Lightning module, checkpoints, and the search-facing evaluator."""

@@ -1,0 +1,42 @@
+"""The SENet as a Lightning module with seed 000's loss: mean over seats of (z - v)^2 plus the
+policy cross-entropy against the search's visit distribution; L2 enters as Adam's weight decay."""
+
+from __future__ import annotations
+
+import pytorch_lightning as pl
+import torch
+import torch.nn.functional as F
+
+from pipeline.nets.senet import SENet
+
+
+def alphazero_losses(
+    model: SENet, states: torch.Tensor, policies: torch.Tensor, values: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    logits, predicted = model(states)
+    policy_loss = -(policies * F.log_softmax(logits, dim=-1)).sum(dim=-1).mean()
+    value_loss = ((values - predicted) ** 2).mean()
+    return policy_loss, value_loss
+
+
+class AlphaZeroModule(pl.LightningModule):
+    def __init__(self, model: SENet, learning_rate: float = 1e-3, weight_decay: float = 1e-4):
+        super().__init__()
+        self.model = model
+        self.learning_rate = learning_rate
+        self.weight_decay = weight_decay
+
+    def training_step(self, batch, batch_idx):
+        states, policies, values = batch
+        policy_loss, value_loss = alphazero_losses(self.model, states, policies, values)
+        loss = policy_loss + value_loss
+        self.log_dict(
+            {"policy_loss": policy_loss, "value_loss": value_loss, "loss": loss},
+            on_step=False,
+            on_epoch=True,
+            prog_bar=True,
+        )
+        return loss
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)

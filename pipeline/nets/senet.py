@@ -1,0 +1,100 @@
+"""Seed 000's network: pre-activation residual blocks with squeeze-and-excitation, a policy head and
+a value head with one tanh output per seat (index 0 = the player to move)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class NetworkShape:
+    in_channels: int
+    rows: int
+    cols: int
+    num_actions: int
+    num_players: int
+    blocks: int = 4
+    channels: int = 64
+    se_reduction: int = 4
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def for_game(cls, game, blocks: int, channels: int, se_reduction: int) -> NetworkShape:
+        return cls(*game.observation_shape, game.num_actions, game.num_players, blocks, channels, se_reduction)
+
+
+class SqueezeExcitation(nn.Module):
+    """Rescale channels by a gate computed from their global averages (Hu et al. 2018)."""
+
+    def __init__(self, channels: int, reduction: int):
+        super().__init__()
+        hidden = max(channels // reduction, 1)
+        self.gate = nn.Sequential(
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Linear(channels, hidden),
+            nn.ReLU(inplace=True),
+            nn.Linear(hidden, channels),
+            nn.Sigmoid(),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.gate(x)[:, :, None, None]
+
+
+class PreActSEBlock(nn.Module):
+    """BN-ReLU-conv twice, squeeze-and-excitation, then the identity shortcut (SE-PRE block)."""
+
+    def __init__(self, channels: int, reduction: int):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.BatchNorm2d(channels),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(channels, channels, 3, padding=1, bias=False),
+            nn.BatchNorm2d(channels),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(channels, channels, 3, padding=1, bias=False),
+            SqueezeExcitation(channels, reduction),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.body(x)
+
+
+class SENet(nn.Module):
+    def __init__(self, shape: NetworkShape):
+        super().__init__()
+        self.shape = shape
+        c, cells = shape.channels, shape.rows * shape.cols
+        self.stem = nn.Conv2d(shape.in_channels, c, 3, padding=1, bias=False)
+        self.tower = nn.Sequential(
+            *[PreActSEBlock(c, shape.se_reduction) for _ in range(shape.blocks)],
+            nn.BatchNorm2d(c),
+            nn.ReLU(inplace=True),
+        )
+        self.policy_head = nn.Sequential(
+            nn.Conv2d(c, 2, 1, bias=False),
+            nn.BatchNorm2d(2),
+            nn.ReLU(inplace=True),
+            nn.Flatten(),
+            nn.Linear(2 * cells, shape.num_actions),
+        )
+        self.value_head = nn.Sequential(
+            nn.Conv2d(c, 1, 1, bias=False),
+            nn.BatchNorm2d(1),
+            nn.ReLU(inplace=True),
+            nn.Flatten(),
+            nn.Linear(cells, c),
+            nn.ReLU(inplace=True),
+            nn.Linear(c, shape.num_players),
+            nn.Tanh(),
+        )
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = self.tower(self.stem(x))
+        return self.policy_head(features), self.value_head(features)

@@ -1,0 +1,49 @@
+"""The seam between search and whatever judges a leaf: the network, random rollouts, a test double."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Protocol
+
+import numpy as np
+
+from pipeline.games.base import rotate_to_mover
+
+
+class Evaluator(Protocol):
+    def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        """Return policy logits (B, actions) and value vectors (B, players) with index 0 the mover."""
+
+
+class RolloutEvaluator:
+    """Classic MCTS's leaf judgement: one uniformly random playout to the end.
+
+    Priors are random logits, so UCB1 tries unvisited moves in a random order, as UCT does.
+    """
+
+    def __init__(self, game, seed: int):
+        self.game = game
+        self.random = random.Random(seed)
+
+    def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        logits = np.array(
+            [[self.random.random() for _ in range(self.game.num_actions)] for _ in states], dtype=np.float32
+        )
+        values = np.stack(
+            [rotate_to_mover(self.game.random_playout(s, self.random), self.game.to_play(s)) for s in states]
+        )
+        return logits, values
+
+
+class UniformEvaluator:
+    """Uniform priors and zero values: search driven only by terminal outcomes (tests, baselines)."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        n = len(states)
+        return (
+            np.zeros((n, self.game.num_actions), dtype=np.float32),
+            np.zeros((n, self.game.num_players), dtype=np.float32),
+        )

@@ -1,0 +1,124 @@
+"""The one place that talks to MLflow: the pipeline's parent run, one child run per stage and
+generation, per-generation metrics on the parent, artifacts, and the registry's `champion` alias.
+
+A pipeline lineage is one parent run, created by the `init` stage and recorded in `models/run.json`;
+every later stage (a separate process under DVC) logs under that parent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from pipeline.atomic import write_json
+from pipeline.config import Params
+
+RUN_FILE = Path("models/run.json")
+CHAMPION_ALIAS = "champion"
+log = logging.getLogger(__name__)
+
+
+def tracking_uri(params: Params, root: Path | str = ".") -> str:
+    """The params' URI, else the embedded store: an absolute SQLite path at the project root, so DVC's
+    temporary experiment copies log to the same database."""
+    if params.tracking.tracking_uri:
+        return params.tracking.tracking_uri
+    return f"sqlite:///{Path(root).resolve() / 'mlflow.db'}"
+
+
+def _client(params: Params):
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    from mlflow import MlflowClient
+
+    return MlflowClient(tracking_uri=tracking_uri(params))
+
+
+def _flatten(data: dict, prefix: str = "") -> dict[str, str]:
+    flat = {}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = json.dumps(value) if isinstance(value, list) else str(value)
+    return flat
+
+
+def start_pipeline_run(params: Params, run_file: Path = RUN_FILE) -> str:
+    """Create the lineage's parent run, log every param once, and record its id."""
+    client = _client(params)
+    experiment = client.get_experiment_by_name(params.tracking.experiment)
+    experiment_id = experiment.experiment_id if experiment else client.create_experiment(params.tracking.experiment)
+    run = client.create_run(experiment_id, run_name=f"{params.game}-seed{params.seed}", tags={"game": params.game})
+    data = params.model_dump(exclude={"generations"})
+    for key, value in _flatten(data).items():
+        client.log_param(run.info.run_id, key, value)
+    write_json(run_file, {"run_id": run.info.run_id, "experiment_id": experiment_id})
+    return run.info.run_id
+
+
+def pipeline_run_id(run_file: Path = RUN_FILE) -> str:
+    return json.loads(Path(run_file).read_text())["run_id"]
+
+
+@contextmanager
+def stage_run(params: Params, stage: str, generation: int | None = None) -> Iterator[StageRun]:
+    """A child run of the pipeline's parent for one stage (and generation); FAILED if it raises."""
+    client = _client(params)
+    parent = client.get_run(pipeline_run_id())
+    name = stage if generation is None else f"{stage}-gen{generation}"
+    run = client.create_run(
+        parent.info.experiment_id,
+        run_name=name,
+        tags={"mlflow.parentRunId": parent.info.run_id, "stage": stage, "generation": str(generation or "")},
+    )
+    child = StageRun(client, params, parent.info.run_id, run.info.run_id, generation)
+    try:
+        yield child
+    except BaseException:
+        client.set_terminated(run.info.run_id, "FAILED")
+        raise
+    client.set_terminated(run.info.run_id, "FINISHED")
+
+
+class StageRun:
+    def __init__(self, client, params: Params, parent_id: str, run_id: str, generation: int | None):
+        self.client, self.params = client, params
+        self.parent_id, self.run_id, self.generation = parent_id, run_id, generation
+
+    def log_metrics(self, metrics: dict[str, float], prefix: str = "") -> None:
+        """On the child run, and on the parent with the generation as step (curves over generations)."""
+        step = self.generation or 0
+        for key, value in metrics.items():
+            self.client.log_metric(self.run_id, f"{prefix}{key}", float(value), step=step)
+            self.client.log_metric(self.parent_id, f"{prefix}{key}", float(value), step=step)
+
+    def log_artifact(self, path: Path | str, artifact_path: str | None = None, on_parent: bool = False) -> None:
+        self.client.log_artifact(self.parent_id if on_parent else self.run_id, str(path), artifact_path)
+
+    def lightning_logger(self):
+        from pytorch_lightning.loggers import MLFlowLogger
+
+        return MLFlowLogger(tracking_uri=tracking_uri(self.params), run_id=self.run_id)
+
+    def promote_champion(self, checkpoint: Path) -> str:
+        """Log the checkpoint, register it as a new model version and move the `champion` alias."""
+        from mlflow.exceptions import MlflowException
+
+        self.log_artifact(checkpoint, "champion")
+        name = self.params.tracking.model_name
+        try:
+            self.client.create_registered_model(name)
+        except MlflowException:
+            pass  # already registered
+        source = f"{self.client.get_run(self.run_id).info.artifact_uri}/champion/{Path(checkpoint).name}"
+        version = self.client.create_model_version(name, source, run_id=self.run_id)
+        self.client.set_registered_model_alias(name, CHAMPION_ALIAS, version.version)
+        return version.version
+
+    def finish_pipeline(self) -> None:
+        self.client.set_terminated(self.parent_id, "FINISHED")

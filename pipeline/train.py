@@ -1,0 +1,81 @@
+"""Fit the network on replay samples with Lightning; the Trainer is set up for small models (no
+checkpointing or summaries, metrics once per epoch) so the framework costs little over a bare loop."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pytorch_lightning as pl
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+
+from pipeline.config import TrainParams
+from pipeline.nets.module import AlphaZeroModule
+from pipeline.nets.senet import SENet
+from pipeline.replay import augment
+
+
+@dataclass
+class TrainResult:
+    policy_loss: float
+    value_loss: float
+    samples: int
+    samples_per_s: float
+    epoch_losses: list[dict[str, float]]
+
+
+class _EpochLosses(pl.Callback):
+    def __init__(self):
+        self.history: list[dict[str, float]] = []
+
+    def on_train_epoch_end(self, trainer, pl_module):
+        metrics = trainer.callback_metrics
+        self.history.append({k: float(metrics[k]) for k in ("policy_loss", "value_loss", "loss") if k in metrics})
+
+
+def train_network(
+    game, model: SENet, samples: dict[str, np.ndarray], params: TrainParams, seed: int, logger=None, progress=True
+) -> TrainResult:
+    pl.seed_everything(seed, workers=True, verbose=False)
+    if params.augment:
+        samples = augment(game, samples)
+    dataset = TensorDataset(
+        torch.from_numpy(samples["states"].astype(np.float32)),
+        torch.from_numpy(samples["policies"]),
+        torch.from_numpy(samples["values"]),
+    )
+    loader = DataLoader(
+        dataset,
+        batch_size=params.batch_size,
+        shuffle=True,
+        generator=torch.Generator().manual_seed(seed),
+    )
+    module = AlphaZeroModule(model, params.learning_rate, params.weight_decay)
+    losses = _EpochLosses()
+    trainer = pl.Trainer(
+        max_epochs=params.epochs,
+        accelerator="auto",
+        devices=1,
+        logger=logger if logger is not None else False,
+        callbacks=[losses],
+        enable_checkpointing=False,
+        enable_model_summary=False,
+        enable_progress_bar=progress,
+        log_every_n_steps=max(1, len(loader)),
+        num_sanity_val_steps=0,
+    )
+    started = time.perf_counter()
+    model.train()
+    trainer.fit(module, loader)
+    seconds = time.perf_counter() - started
+    model.cpu().eval()
+    last = losses.history[-1]
+    return TrainResult(
+        policy_loss=last["policy_loss"],
+        value_loss=last["value_loss"],
+        samples=len(dataset),
+        samples_per_s=len(dataset) * params.epochs / seconds,
+        epoch_losses=losses.history,
+    )

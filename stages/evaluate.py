@@ -1,0 +1,31 @@
+"""Stage `evaluate`: seed 000's fig. 3a/3b experiments for the final generation's best network."""
+
+import sys
+
+from pipeline.atomic import write_json
+from pipeline.cli import entry_point, set_threads
+from pipeline.config import load_params
+from pipeline.evaluate import run_evaluation
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.tracking import stage_run
+from stages import paths
+
+
+@entry_point
+def main(argv):
+    final = int(argv[0])
+    params = load_params()
+    set_threads(params)
+    game = make_game(params.game)
+    champion = load_checkpoint(paths.best(final), game.name)
+    with stage_run(params, "evaluate", final) as run:
+        results = run_evaluation(game, champion, params, progress=sys.stderr.isatty())
+        write_json(paths.EVALUATION, results)
+        for experiment in ("fig3a", "fig3b_control"):
+            for row in results[experiment]:
+                run.log_metrics({f"{experiment}_diff_vs_uct{row['opponent_rollouts']}": row["difference"]})
+
+
+if __name__ == "__main__":
+    main()

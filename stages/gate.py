@@ -1,0 +1,37 @@
+"""Stage `gate@g`: candidate g against the best of g-1; the winner becomes the best of generation g
+and a promotion moves the registry's `champion` alias."""
+
+import shutil
+import sys
+
+from pipeline.atomic import atomic_path, write_json
+from pipeline.cli import entry_point, set_threads
+from pipeline.config import load_params
+from pipeline.games import make_game
+from pipeline.gate import run_gate
+from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.tracking import stage_run
+from stages import paths
+
+
+@entry_point
+def main(argv):
+    gen, prev = int(argv[0]), int(argv[1])
+    params = load_params()
+    set_threads(params)
+    game = make_game(params.game)
+    candidate = load_checkpoint(paths.candidate(gen), game.name)
+    best = load_checkpoint(paths.best(prev), game.name)
+    with stage_run(params, "gate", gen) as run:
+        result = run_gate(game, candidate, best, params, gen, progress=sys.stderr.isatty())
+        winner = paths.candidate(gen) if result.promoted else paths.best(prev)
+        with atomic_path(paths.best(gen)) as tmp:
+            shutil.copyfile(winner, tmp)
+        write_json(paths.metrics("gate", gen), {**result.metrics, "threshold": params.gate.threshold})
+        run.log_metrics(result.metrics)
+        if result.promoted:
+            run.promote_champion(paths.best(gen))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""Where each stage reads and writes, per generation: the single source of the pipeline's file layout
+(mirrored by `dvc.yaml`)."""
+
+from pathlib import Path
+
+
+def best(gen: int) -> Path:
+    return Path(f"models/best/gen_{gen}.ckpt")
+
+
+def candidate(gen: int) -> Path:
+    return Path(f"models/candidate/gen_{gen}.ckpt")
+
+
+def selfplay_data(gen: int) -> Path:
+    return Path(f"data/selfplay/gen_{gen}.npz")
+
+
+def replay(gen: int) -> Path:
+    return Path(f"data/replay/gen_{gen}.npz")
+
+
+def metrics(stage: str, gen: int) -> Path:
+    return Path(f"metrics/{stage}/gen_{gen}.json")
+
+
+EVALUATION = Path("metrics/evaluate.json")
+REPORTS = Path("reports")

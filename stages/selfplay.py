@@ -1,0 +1,31 @@
+"""Stage `selfplay@g`: the best network of generation g-1 plays itself; samples and figures out."""
+
+import sys
+
+from pipeline.atomic import write_json
+from pipeline.cli import entry_point, set_threads
+from pipeline.config import load_params
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.replay import save_samples
+from pipeline.selfplay import run_selfplay
+from pipeline.tracking import stage_run
+from stages import paths
+
+
+@entry_point
+def main(argv):
+    gen, prev = int(argv[0]), int(argv[1])
+    params = load_params()
+    set_threads(params)
+    game = make_game(params.game)
+    model = load_checkpoint(paths.best(prev), game.name)
+    with stage_run(params, "selfplay", gen) as run:
+        result = run_selfplay(game, model, params, gen, progress=sys.stderr.isatty())
+        save_samples(paths.selfplay_data(gen), result.samples)
+        write_json(paths.metrics("selfplay", gen), result.metrics)
+        run.log_metrics(result.metrics, prefix="selfplay_")
+
+
+if __name__ == "__main__":
+    main()

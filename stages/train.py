@@ -1,0 +1,42 @@
+"""Stage `train@g`: continue training generation g-1's candidate on the replay window plus the new
+self-play samples; write the new candidate and the updated replay buffer."""
+
+import sys
+
+from pipeline.atomic import write_json
+from pipeline.cli import entry_point, set_threads
+from pipeline.config import load_params
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.replay import load_samples, save_samples, windowed
+from pipeline.tracking import stage_run
+from pipeline.train import train_network
+from stages import paths
+
+
+@entry_point
+def main(argv):
+    gen, prev = int(argv[0]), int(argv[1])
+    params = load_params()
+    set_threads(params)
+    game = make_game(params.game)
+    model = load_checkpoint(paths.candidate(prev), game.name)
+    samples = windowed(load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train.replay_window)
+    with stage_run(params, "train", gen) as run:
+        result = train_network(
+            game, model, samples, params.train, seed=params.seed + gen, logger=run.lightning_logger(), progress=sys.stderr.isatty()
+        )
+        save_checkpoint(paths.candidate(gen), model, game.name, params.section_hash("game", "network", "train"))
+        save_samples(paths.replay(gen), samples)
+        figures = {
+            "policy_loss": result.policy_loss,
+            "value_loss": result.value_loss,
+            "samples": result.samples,
+            "samples_per_s": result.samples_per_s,
+        }
+        write_json(paths.metrics("train", gen), {**figures, "epochs": result.epoch_losses})
+        run.log_metrics(figures, prefix="train_")
+
+
+if __name__ == "__main__":
+    main()
