@@ -1,0 +1,54 @@
+"""params.yaml validation: one line naming the field and what was expected."""
+
+import pytest
+import yaml
+
+from pipeline.config import ConfigError, load_params, parse_params
+
+BASE = {"game": "tictacmo", "generations": [{"gen": 1, "prev": 0}]}
+
+
+def with_(**changes):
+    return {**BASE, **changes}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (with_(game="chess"), "game: unknown value 'chess'; expected one of tictactoe, tictacmo"),
+        (with_(serch={"c_puct": 1}), "serch: unknown key"),
+        (with_(search={"c_puct": "high"}), "search.c_puct: .*valid number"),
+        (with_(search={"rollouts": 0}), "search.rollouts: .*greater than or equal to 1"),
+        (with_(train={"epochs": 2, "lr": 0.1}), "train.lr: unknown key"),
+        (with_(generations=[{"gen": 1, "prev": 0}, {"gen": 3, "prev": 2}]), "generations: .*item 1 must be"),
+        ({"generations": BASE["generations"]}, "game: required key is missing"),
+    ],
+)
+def test_bad_params_name_the_field(data, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        parse_params(data)
+    assert "\n" not in str(info.value)
+
+
+def test_defaults_follow_seed_000_table_1():
+    params = parse_params(BASE)
+    assert (params.search.c_puct, params.search.dirichlet_alpha, params.search.rollouts) == (3.0, 1.0, 50)
+    assert (params.train.learning_rate, params.train.batch_size, params.train.weight_decay) == (1e-3, 64, 1e-4)
+    assert params.final_generation == 1
+
+
+def test_project_params_file_is_valid():
+    params = load_params("params.yaml")
+    assert params.game == "tictacmo"
+
+
+def test_unreadable_files_fail_clearly(tmp_path):
+    with pytest.raises(ConfigError, match="file not found"):
+        load_params(tmp_path / "none.yaml")
+    broken = tmp_path / "params.yaml"
+    broken.write_text("game: [tictacmo\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_params(broken)
+    broken.write_text(yaml.safe_dump(["a", "list"]))
+    with pytest.raises(ConfigError, match="expected a mapping"):
+        load_params(broken)

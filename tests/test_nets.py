@@ -1,0 +1,83 @@
+"""The SENet, seed 000's loss, training on a fixed batch, and checkpoints that refuse a mismatch."""
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.config import TrainParams
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from pipeline.nets.module import alphazero_losses
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.train import train_network
+
+
+def small_net(game, blocks=1, channels=16):
+    torch.manual_seed(0)
+    return SENet(NetworkShape.for_game(game, blocks=blocks, channels=channels, se_reduction=4))
+
+
+def fixed_batch(game, n=64, seed=0):
+    rng = np.random.default_rng(seed)
+    states = (rng.random((n, *game.observation_shape)) < 0.3).astype(np.uint8)
+    policies = rng.dirichlet(np.full(game.num_actions, 0.1), size=n).astype(np.float32)
+    values = rng.choice([-1.0, 1.0], size=(n, game.num_players)).astype(np.float32)
+    return {"states": states, "policies": policies, "values": values, "generations": np.ones(n, dtype=np.int32)}
+
+
+@pytest.mark.parametrize("name", ["tictacmo", "connect4"])
+def test_heads_have_one_output_per_action_and_per_seat(name):
+    game = make_game(name)
+    logits, values = small_net(game)(torch.zeros(5, *game.observation_shape))
+    assert logits.shape == (5, game.num_actions)
+    assert values.shape == (5, game.num_players)
+    assert values.abs().max() <= 1.0
+
+
+def test_training_lowers_the_loss_on_a_fixed_batch():
+    game = make_game("tictacmo")
+    model = small_net(game)
+    batch = fixed_batch(game)
+    tensors = [torch.from_numpy(batch[k].astype(np.float32)) for k in ("states", "policies", "values")]
+
+    def loss():
+        model.eval()
+        with torch.no_grad():
+            return sum(alphazero_losses(model, *tensors)).item()
+
+    before = loss()
+    repeated = {k: np.concatenate([v] * 20) for k, v in batch.items()}  # 20 steps per epoch, same batch
+    result = train_network(game, model, repeated, TrainParams(epochs=3, batch_size=64, augment=False), seed=0, progress=False)
+    after = loss()
+    assert after < 0.85 * before, (before, after)
+    assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]
+
+
+def test_checkpoint_round_trip_keeps_the_weights(tmp_path):
+    game = make_game("tictacmo")
+    model = small_net(game)
+    save_checkpoint(tmp_path / "net.ckpt", model, game.name)
+    loaded = load_checkpoint(tmp_path / "net.ckpt", "tictacmo", model.shape)
+    x = torch.rand(3, *game.observation_shape)
+    model.eval()
+    for ours, theirs in zip(model(x), loaded(x)):
+        assert torch.allclose(ours, theirs)
+
+
+def test_checkpoint_for_another_game_fails_clearly(tmp_path):
+    game = make_game("tictacmo")
+    save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
+    with pytest.raises(CheckpointError, match="trained for game 'tictacmo', but 'connect4'"):
+        load_checkpoint(tmp_path / "net.ckpt", "connect4")
+    other = NetworkShape.for_game(game, blocks=2, channels=16, se_reduction=4)
+    with pytest.raises(CheckpointError, match="network shape"):
+        load_checkpoint(tmp_path / "net.ckpt", "tictacmo", other)
+
+
+def test_corrupt_checkpoint_fails_clearly(tmp_path):
+    bad = tmp_path / "bad.ckpt"
+    bad.write_bytes(b"not a checkpoint at all")
+    with pytest.raises(CheckpointError, match="bad.ckpt: not a readable checkpoint"):
+        load_checkpoint(bad)
+    with pytest.raises(CheckpointError, match="not found"):
+        load_checkpoint(tmp_path / "missing.ckpt")
