@@ -128,7 +128,13 @@ def pairwise_score(records: list[GameRecord], name: str, rival: str) -> float:
         for i, a in enumerate(record.seating):
             for j, b in enumerate(record.seating):
                 if a == name and b == rival:
-                    points += 1.0 if record.scores[i] > record.scores[j] else 0.5 if record.scores[i] == record.scores[j] else 0.0
+                    points += (
+                        1.0
+                        if record.scores[i] > record.scores[j]
+                        else 0.5
+                        if record.scores[i] == record.scores[j]
+                        else 0.0
+                    )
                     pairs += 1
     return points / pairs if pairs else float("nan")
 

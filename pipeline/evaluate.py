@@ -38,7 +38,9 @@ def run_evaluation(game, champion: SENet, params: Params, progress=True) -> dict
     for experiment, level, subject, opponent, seatings in matches:
         chunk = records[start : start + len(seatings)]
         start += len(seatings)
-        results.setdefault(experiment, []).append({"opponent_rollouts": level, **_match_scores(chunk, subject, opponent)})
+        results.setdefault(experiment, []).append(
+            {"opponent_rollouts": level, **_match_scores(chunk, subject, opponent)}
+        )
     az = np.array([r["difference"] for r in results["fig3a"]])
     ctl = np.array([r["difference"] for r in results["fig3b_control"]])
     results["alphazero_minus_control"] = (az - ctl).tolist()

@@ -57,7 +57,9 @@ def fig3_rows(evaluation: dict) -> list[dict]:
     ]
 
 
-def write_report(out: Path, game: str, selfplay: list[dict], train: list[dict], gate: list[dict], evaluation: dict) -> list[Path]:
+def write_report(
+    out: Path, game: str, selfplay: list[dict], train: list[dict], gate: list[dict], evaluation: dict
+) -> list[Path]:
     """Write every report file under `out`; return the paths written."""
     gens = generation_rows(selfplay, train, gate)
     fig3 = fig3_rows(evaluation)
@@ -83,7 +85,9 @@ def write_report(out: Path, game: str, selfplay: list[dict], train: list[dict], 
     colors = ["tab:green" if r["promoted"] else "tab:gray" for r in gens]
     ax.bar(x, [r["gate_score"] for r in gens], color=colors)
     ax.axhline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold}")
-    ax.set(xlabel="generation", ylabel="candidate's pairwise score vs best", ylim=(0, 1), title="gate (green: promoted)")
+    ax.set(
+        xlabel="generation", ylabel="candidate's pairwise score vs best", ylim=(0, 1), title="gate (green: promoted)"
+    )
     ax.legend()
     _save(fig, out / "gate.png")
 
@@ -92,7 +96,9 @@ def write_report(out: Path, game: str, selfplay: list[dict], train: list[dict], 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(levels, [r["alphazero_score"] for r in fig3], "o-", label=f"AlphaZero ({rollouts} rollouts)")
     ax.plot(levels, [r["opponent_score_vs_alphazero"] for r in fig3], "s-", label="UCT opponents")
-    ax.set(xscale="log", xlabel="opponent UCT rollouts", ylabel="mean score per game", title="fig. 3a: AlphaZero vs UCT")
+    ax.set(
+        xscale="log", xlabel="opponent UCT rollouts", ylabel="mean score per game", title="fig. 3a: AlphaZero vs UCT"
+    )
     ax.legend()
     _save(fig, out / "fig3a.png")
 
@@ -100,7 +106,12 @@ def write_report(out: Path, game: str, selfplay: list[dict], train: list[dict], 
     ax.plot(levels, [r["alphazero_difference"] for r in fig3], "o-", label=f"AlphaZero ({rollouts} rollouts)")
     ax.plot(levels, [r["control_difference"] for r in fig3], "s-", label=f"control UCT ({rollouts} rollouts)")
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set(xscale="log", xlabel="opponent UCT rollouts", ylabel="own score - opponents' score", title="fig. 3b: score difference")
+    ax.set(
+        xscale="log",
+        xlabel="opponent UCT rollouts",
+        ylabel="own score - opponents' score",
+        title="fig. 3b: score difference",
+    )
     ax.legend()
     _save(fig, out / "fig3b.png")
 
@@ -132,7 +143,10 @@ def write_report(out: Path, game: str, selfplay: list[dict], train: list[dict], 
         "",
     ]
     write_text(out / "report.md", "\n".join(lines))
-    return [out / name for name in ("report.md", "loss.png", "gate.png", "fig3a.png", "fig3b.png", "generations.csv", "fig3.csv")]
+    return [
+        out / name
+        for name in ("report.md", "loss.png", "gate.png", "fig3a.png", "fig3b.png", "generations.csv", "fig3.csv")
+    ]
 
 
 def _markdown_table(rows: list[dict]) -> str:

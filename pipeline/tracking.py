@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from pipeline.atomic import write_json
 from pipeline.config import Params

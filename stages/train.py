@@ -21,10 +21,18 @@ def main(argv):
     set_threads(params)
     game = make_game(params.game)
     model = load_checkpoint(paths.candidate(prev), game.name)
-    samples = windowed(load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train.replay_window)
+    samples = windowed(
+        load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train.replay_window
+    )
     with stage_run(params, "train", gen) as run:
         result = train_network(
-            game, model, samples, params.train, seed=params.seed + gen, logger=run.lightning_logger(), progress=sys.stderr.isatty()
+            game,
+            model,
+            samples,
+            params.train,
+            seed=params.seed + gen,
+            logger=run.lightning_logger(),
+            progress=sys.stderr.isatty(),
         )
         save_checkpoint(paths.candidate(gen), model, game.name, params.section_hash("game", "network", "train"))
         save_samples(paths.replay(gen), samples)

@@ -10,7 +10,9 @@ from pipeline.games import IllegalMove, make_game
 pyspiel = pytest.importorskip("pyspiel")
 
 
-@pytest.mark.parametrize(("ours", "theirs", "playouts"), [("tictactoe", "tic_tac_toe", 3000), ("connect4", "connect_four", 2000)])
+@pytest.mark.parametrize(
+    ("ours", "theirs", "playouts"), [("tictactoe", "tic_tac_toe", 3000), ("connect4", "connect_four", 2000)]
+)
 def test_rules_match_openspiel(ours, theirs, playouts):
     game, spiel = make_game(ours), pyspiel.load_game(theirs)
     rng = random.Random(7)

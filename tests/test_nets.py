@@ -47,7 +47,9 @@ def test_training_lowers_the_loss_on_a_fixed_batch():
 
     before = loss()
     repeated = {k: np.concatenate([v] * 20) for k, v in batch.items()}  # 20 steps per epoch, same batch
-    result = train_network(game, model, repeated, TrainParams(epochs=3, batch_size=64, augment=False), seed=0, progress=False)
+    result = train_network(
+        game, model, repeated, TrainParams(epochs=3, batch_size=64, augment=False), seed=0, progress=False
+    )
     after = loss()
     assert after < 0.85 * before, (before, after)
     assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]

@@ -104,7 +104,8 @@ def test_bad_params_stop_a_stage_with_one_line(project):
         edit_params(project, lambda p: p["search"].update(c_puct=3.0))
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [
-        "error: params.yaml: search.c_puct: Input should be a valid number, unable to parse string as a number (got 'high')"
+        "error: params.yaml: search.c_puct: Input should be a valid number, "
+        "unable to parse string as a number (got 'high')"
     ]
     assert not (project / "data/selfplay/gen_9.npz").exists()
 

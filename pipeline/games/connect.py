@@ -104,9 +104,7 @@ class ConnectGame:
         ply = state.ply + 1
         won = self._wins(board)
         done = won or ply == self.rows * self.cols
-        next_state = ConnectState(
-            boards, heights, (mover + 1) % self.num_players, ply, mover if won else None, done
-        )
+        next_state = ConnectState(boards, heights, (mover + 1) % self.num_players, ply, mover if won else None, done)
         return next_state, None
 
     def to_play(self, state: ConnectState) -> int:

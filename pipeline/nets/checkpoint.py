@@ -54,4 +54,3 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
         raise CheckpointError(f"{path}: weights do not fit the recorded shape ({str(err).splitlines()[0]})") from None
     model.eval()
     return model
-
