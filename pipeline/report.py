@@ -15,6 +15,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
 
 
+def _log_levels(ax, levels: list[int]) -> None:
+    """Opponent levels on a log axis, labelled with the levels themselves."""
+    ax.set_xscale("log")
+    ax.set_xticks(levels, [str(level) for level in levels])
+    ax.minorticks_off()
+
+
 def _save(fig, path: Path) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
@@ -96,9 +103,8 @@ def write_report(
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(levels, [r["alphazero_score"] for r in fig3], "o-", label=f"AlphaZero ({rollouts} rollouts)")
     ax.plot(levels, [r["opponent_score_vs_alphazero"] for r in fig3], "s-", label="UCT opponents")
-    ax.set(
-        xscale="log", xlabel="opponent UCT rollouts", ylabel="mean score per game", title="fig. 3a: AlphaZero vs UCT"
-    )
+    _log_levels(ax, levels)
+    ax.set(xlabel="opponent UCT rollouts", ylabel="mean score per game", title="fig. 3a: AlphaZero vs UCT")
     ax.legend()
     _save(fig, out / "fig3a.png")
 
@@ -106,8 +112,8 @@ def write_report(
     ax.plot(levels, [r["alphazero_difference"] for r in fig3], "o-", label=f"AlphaZero ({rollouts} rollouts)")
     ax.plot(levels, [r["control_difference"] for r in fig3], "s-", label=f"control UCT ({rollouts} rollouts)")
     ax.axhline(0, color="black", linewidth=0.8)
+    _log_levels(ax, levels)
     ax.set(
-        xscale="log",
         xlabel="opponent UCT rollouts",
         ylabel="own score - opponents' score",
         title="fig. 3b: score difference",
