@@ -18,7 +18,7 @@ TINY = {
     "search": {"rollouts": 8},
     "selfplay": {"games": 6, "parallel_games": 6},
     "train": {"epochs": 1},
-    "gate": {"games_per_seating": 1},
+    "gate": {"games_per_seating": 1, "threshold": 0.0},  # every candidate is promoted
     "evaluate": {"opponent_rollouts": [4, 8], "games_per_seating": 1},
 }
 
@@ -94,6 +94,8 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     }
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id, "report")}
     assert "report/report.md" in artifacts
+    champion = client.get_model_version_by_alias("alphazero-champion", "champion")
+    assert client.get_run(champion.run_id).info.run_name == "gate-gen3"
 
 
 def test_bad_params_stop_a_stage_with_one_line(project):
