@@ -41,10 +41,15 @@ def play_games(
     parallel: int = 64,
     record_policies: bool = False,
     progress: str | None = None,
+    first_index: int = 0,
 ) -> tuple[list[GameRecord], MatchStats]:
-    """Play one game per seating (a list of agents, one per seat); results come back in order."""
+    """Play one game per seating (a list of agents, one per seat); results come back in order.
+
+    Game i of a match draws its chance, noise and temperature from its own seed (`seed`, index
+    `first_index + i`), whatever chunk of a match it is played in.
+    """
     started = time.perf_counter()
-    seeds = np.random.SeedSequence(seed).spawn(len(seatings))
+    seeds = [np.random.SeedSequence(seed, spawn_key=(first_index + i,)) for i in range(len(seatings))]
     records = [GameRecord([a.name for a in seating]) for seating in seatings]
     states: dict[int, object] = {}
     rngs: dict[int, np.random.Generator] = {}
@@ -101,24 +106,14 @@ def _distinct(seating: list[Agent]) -> list[Agent]:
     return list(seen.values())
 
 
-def mixed_seatings(num_players: int, first: Agent, second: Agent) -> list[list[Agent]]:
-    """Every assignment of two agents to the seats in which both take part (2^n - 2 of them)."""
-    return [
-        [first if pick else second for pick in picks]
-        for picks in itertools.product([True, False], repeat=num_players)
-        if any(picks) and not all(picks)
-    ]
+def mixed_seatings(num_players: int) -> list[list[int]]:
+    """Every assignment of two players (0 and 1) to the seats in which both take part (2^n - 2)."""
+    return [list(picks) for picks in itertools.product([0, 1], repeat=num_players) if 0 < sum(picks) < num_players]
 
 
-def seat_permutations(agents: list[Agent]) -> list[list[Agent]]:
-    """Every distinct ordering of the given agents over the seats (by name: equal agents are one)."""
-    seen, seatings = set(), []
-    for perm in itertools.permutations(agents):
-        key = tuple(a.name for a in perm)
-        if key not in seen:
-            seen.add(key)
-            seatings.append(list(perm))
-    return seatings
+def seat_permutations(players: list[int]) -> list[list[int]]:
+    """Every distinct ordering of the given players over the seats (equal entries are one player)."""
+    return [list(p) for p in dict.fromkeys(itertools.permutations(players))]
 
 
 def pairwise_score(records: list[GameRecord], name: str, rival: str) -> float:

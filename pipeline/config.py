@@ -82,7 +82,8 @@ class Generation(Section):
 class Params(Section):
     game: Literal[GAME_NAMES]  # type: ignore[valid-type]
     seed: int = 0
-    threads: int = Field(0, ge=0, description="torch threads; 0 = all cores")
+    threads: int = Field(0, ge=0, description="torch threads of single-process stages; 0 = all cores")
+    workers: int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
     network: NetworkParams = NetworkParams()
     search: SearchParams = SearchParams()
     selfplay: SelfPlayParams = SelfPlayParams()

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.agents import PlayConfig, uct_agent
-from pipeline.arena import GameRecord, mean_score, play_games, seat_permutations
+from pipeline.agents import PlayConfig
+from pipeline.arena import GameRecord, mean_score, seat_permutations
 from pipeline.config import Params
 from pipeline.nets.senet import SENet
-from pipeline.selfplay import alphazero_agent
+from pipeline.parallel import AgentSpec, play_match
+from pipeline.search import SearchConfig
+from pipeline.selfplay import search_config
 
 
 def _match_scores(records: list[GameRecord], player: str, opponent: str) -> dict[str, float]:
@@ -18,26 +20,38 @@ def _match_scores(records: list[GameRecord], player: str, opponent: str) -> dict
     return {"score": mine, "opponent_score": theirs, "difference": mine - theirs, "games": len(records)}
 
 
+def _uct(name: str, simulations: int, c_uct: float, seed: int) -> AgentSpec:
+    return AgentSpec(name, "uct", PlayConfig(simulations=simulations), SearchConfig(c_uct=c_uct), seed=seed)
+
+
 def run_evaluation(game, champion: SENet, params: Params, progress=True) -> dict:
     """Per opponent level: mean score per game of the subject and of its opponents, for both subjects."""
     ev, rollouts = params.evaluate, params.search.rollouts
-    alphazero = alphazero_agent(game, champion, params, PlayConfig(simulations=rollouts), "alphazero")
-    control = uct_agent(game, rollouts, seed=params.seed + 1, c_uct=ev.c_uct, name="control")
+    specs = [
+        AgentSpec.alphazero("alphazero", champion, PlayConfig(simulations=rollouts), search_config(params)),
+        _uct("control", rollouts, ev.c_uct, params.seed + 1),
+    ]
     matches = []  # (experiment, level, subject name, opponent name, seatings)
     for level in ev.opponent_rollouts:
-        for experiment, subject in (("fig3a", alphazero), ("fig3b_control", control)):
-            opponent = uct_agent(game, level, seed=params.seed + 2 + level, c_uct=ev.c_uct, name=f"uct{level}")
-            seatings = seat_permutations([subject] + [opponent] * (game.num_players - 1)) * ev.games_per_seating
-            matches.append((experiment, level, subject.name, opponent.name, seatings))
-    all_seatings = [s for *_, seatings in matches for s in seatings]
-    records, stats = play_games(
-        game, all_seatings, seed=[params.seed, 3], parallel=ev.parallel_games, progress="evaluate" if progress else None
+        for experiment, subject in (("fig3a", 0), ("fig3b_control", 1)):
+            specs.append(_uct(f"uct{level}", level, ev.c_uct, params.seed + len(specs)))
+            table = [subject] + [len(specs) - 1] * (game.num_players - 1)
+            matches.append((experiment, level, specs[subject].name, specs[-1].name, seat_permutations(table)))
+    result = play_match(
+        game.name,
+        specs,
+        [s for *_, seatings in matches for s in seatings * ev.games_per_seating],
+        seed=[params.seed, 3],
+        parallel=ev.parallel_games,
+        workers=params.workers,
+        progress="evaluate" if progress else None,
     )
-    results: dict = {"rollouts": rollouts, "opponent_rollouts": list(ev.opponent_rollouts), "seconds": stats.seconds}
+    results: dict = {"rollouts": rollouts, "opponent_rollouts": list(ev.opponent_rollouts), "seconds": result.seconds}
     start = 0
     for experiment, level, subject, opponent, seatings in matches:
-        chunk = records[start : start + len(seatings)]
-        start += len(seatings)
+        count = len(seatings) * ev.games_per_seating
+        chunk = result.records[start : start + count]
+        start += count
         results.setdefault(experiment, []).append(
             {"opponent_rollouts": level, **_match_scores(chunk, subject, opponent)}
         )

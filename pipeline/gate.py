@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, pairwise_score, play_games
+from pipeline.arena import mixed_seatings, pairwise_score
 from pipeline.config import Params
 from pipeline.nets.senet import SENet
-from pipeline.selfplay import alphazero_agent
+from pipeline.parallel import AgentSpec, play_match
+from pipeline.selfplay import search_config
 
 
 @dataclass
@@ -32,15 +33,18 @@ def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: in
         temperature=1.0,
         temperature_moves=params.gate.temperature_moves,
     )
-    new = alphazero_agent(game, candidate, params, play, "candidate")
-    old = alphazero_agent(game, best, params, play, "best")
-    seatings = mixed_seatings(game.num_players, new, old) * params.gate.games_per_seating
-    records, stats = play_games(
-        game,
-        seatings,
+    specs = [
+        AgentSpec.alphazero("candidate", candidate, play, search_config(params)),
+        AgentSpec.alphazero("best", best, play, search_config(params)),
+    ]
+    result = play_match(
+        game.name,
+        specs,
+        mixed_seatings(game.num_players) * params.gate.games_per_seating,
         seed=[params.seed, generation, 2],
         parallel=params.selfplay.parallel_games,
+        workers=params.workers,
         progress=f"gate gen {generation}" if progress else None,
     )
-    score = pairwise_score(records, "candidate", "best")
-    return GateResult(score, len(records), score >= params.gate.threshold, stats.seconds)
+    score = pairwise_score(result.records, "candidate", "best")
+    return GateResult(score, result.games, score >= params.gate.threshold, result.seconds)

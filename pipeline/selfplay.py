@@ -7,22 +7,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.agents import PlayConfig, SearchAgent
-from pipeline.arena import GameRecord, play_games
+from pipeline.agents import PlayConfig
+from pipeline.arena import GameRecord
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover
-from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
+from pipeline.parallel import AgentSpec, play_match
 from pipeline.search import SearchConfig
 
 
 def search_config(params: Params) -> SearchConfig:
     s = params.search
     return SearchConfig(c_puct=s.c_puct, dirichlet_alpha=s.dirichlet_alpha, dirichlet_epsilon=s.dirichlet_epsilon)
-
-
-def alphazero_agent(game, model: SENet, params: Params, play: PlayConfig, name: str) -> SearchAgent:
-    return SearchAgent(game, NetworkEvaluator(game, model), search_config(params), play, name)
 
 
 @dataclass
@@ -65,19 +61,20 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
         temperature_moves=sp.temperature_moves,
         reuse_tree=sp.reuse_tree,
     )
-    agent = alphazero_agent(game, model, params, play, "selfplay")
-    records, stats = play_games(
-        game,
-        [[agent] * game.num_players for _ in range(sp.games)],
+    result = play_match(
+        game.name,
+        [AgentSpec.alphazero("selfplay", model, play, search_config(params))],
+        [[0] * game.num_players] * sp.games,
         seed=[params.seed, generation, 1],
         parallel=sp.parallel_games,
+        workers=params.workers,
         record_policies=True,
         progress=f"self-play gen {generation}" if progress else None,
     )
     return SelfPlayResult(
-        samples=records_to_samples(game, records, generation),
-        games=stats.games,
-        seconds=stats.seconds,
-        simulations=agent.simulations,
-        mean_length=stats.moves / stats.games,
+        samples=records_to_samples(game, result.records, generation),
+        games=result.games,
+        seconds=result.seconds,
+        simulations=result.simulations["selfplay"],
+        mean_length=result.moves / result.games,
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytorch_lightning as pl
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
 
 from pipeline.config import TrainParams
 from pipeline.nets.module import AlphaZeroModule
@@ -24,6 +24,17 @@ class TrainResult:
     samples: int
     samples_per_s: float
     epoch_losses: list[dict[str, float]]
+
+
+class _WholeBatches(torch.utils.data.Dataset):
+    def __init__(self, dataset: TensorDataset):
+        self.tensors = dataset.tensors
+
+    def __len__(self) -> int:
+        return len(self.tensors[0])
+
+    def __getitem__(self, indices):
+        return tuple(t[indices] for t in self.tensors)
 
 
 class _EpochLosses(pl.Callback):
@@ -46,12 +57,11 @@ def train_network(
         torch.from_numpy(samples["policies"]),
         torch.from_numpy(samples["values"]),
     )
-    loader = DataLoader(
-        dataset,
-        batch_size=params.batch_size,
-        shuffle=True,
-        generator=torch.Generator().manual_seed(seed),
+    # Whole batches by one tensor index each (not per-sample collation): the bare loop's cost.
+    sampler = BatchSampler(
+        RandomSampler(dataset, generator=torch.Generator().manual_seed(seed)), params.batch_size, False
     )
+    loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
     module = AlphaZeroModule(model, params.learning_rate, params.weight_decay)
     losses = _EpochLosses()
     trainer = pl.Trainer(

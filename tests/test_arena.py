@@ -1,20 +1,19 @@
-"""Matches between agents: seatings, scoring, reproducibility, and real strength differences."""
+"""Matches between agents: seatings, scoring, reproducibility, workers, and real strength differences."""
 
 import numpy as np
 
-from pipeline.agents import RandomAgent, uct_agent
+from pipeline.agents import PlayConfig, RandomAgent, uct_agent
 from pipeline.arena import GameRecord, mean_score, mixed_seatings, pairwise_score, play_games, seat_permutations
 from pipeline.games import make_game
+from pipeline.parallel import AgentSpec, play_match
+from pipeline.search import SearchConfig
 
 
-def test_mixed_seatings_cover_every_assignment_with_both_agents():
-    game = make_game("tictacmo")
-    a, b = RandomAgent(game, "a"), RandomAgent(game, "b")
-    seatings = mixed_seatings(3, a, b)
-    assert len(seatings) == 6
-    assert all({x.name for x in s} == {"a", "b"} for s in seatings)
-    assert len(seat_permutations([a, b, b])) == 3
-    assert len(seat_permutations([a, b])) == 2
+def test_mixed_seatings_cover_every_assignment_with_both_players():
+    seatings = mixed_seatings(3)
+    assert len(seatings) == 6 and all(set(s) == {0, 1} for s in seatings)
+    assert mixed_seatings(2) == [[0, 1], [1, 0]]
+    assert seat_permutations([0, 1, 1]) == [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
 
 
 def test_pairwise_score_counts_ties_as_half():
@@ -31,8 +30,9 @@ def test_same_seed_gives_the_same_games():
     game = make_game("tictacmo")
 
     def games():
-        uct, rnd = uct_agent(game, 20, seed=4), RandomAgent(game)
-        records, _ = play_games(game, seat_permutations([uct, rnd, rnd]) * 2, seed=11, parallel=4)
+        agents = [uct_agent(game, 20, seed=4), RandomAgent(game)]
+        seatings = [[agents[i] for i in s] for s in seat_permutations([0, 1, 1]) * 2]
+        records, _ = play_games(game, seatings, seed=11, parallel=4)
         return [r.actions for r in records]
 
     assert games() == games()
@@ -40,8 +40,27 @@ def test_same_seed_gives_the_same_games():
 
 def test_uct_with_rollouts_beats_random_play():
     game = make_game("tictactoe")
-    uct, rnd = uct_agent(game, 200, seed=0), RandomAgent(game)
-    records, stats = play_games(game, seat_permutations([uct, rnd]) * 10, seed=1, parallel=20)
+    agents = [uct_agent(game, 200, seed=0), RandomAgent(game)]
+    seatings = [[agents[i] for i in s] for s in seat_permutations([0, 1]) * 10]
+    records, stats = play_games(game, seatings, seed=1, parallel=20)
     assert stats.games == 20
     assert mean_score(records, "uct200") > 0.6
     assert all(r.scores[r.seating.index("uct200")] >= 0 for r in records)  # never loses
+
+
+def test_worker_processes_play_the_same_games_every_time():
+    specs = [
+        AgentSpec("uct", "uct", PlayConfig(simulations=16), SearchConfig(), seed=3),
+        AgentSpec("random", "random"),
+    ]
+    seatings = seat_permutations([0, 1, 1]) * 4
+
+    def games(workers):
+        result = play_match("tictacmo", specs, seatings, seed=5, parallel=3, workers=workers)
+        assert [r.seating for r in result.records] == [[specs[i].name for i in s] for s in seatings]
+        assert result.simulations["uct"] > 0
+        return [r.actions for r in result.records]
+
+    two = games(2)
+    assert two == games(2)
+    assert len(games(1)) == len(two)

@@ -1,13 +1,15 @@
-"""Search behaviour: tactics in real games, and the max^n value-vector backup on a hand-made tree."""
+"""Search behaviour: tactics in real games, the max^n value-vector backup on a hand-made tree, and the
+batched engine reproducing a simple reference search visit for visit."""
 
 from typing import NamedTuple
 
 import numpy as np
 import pytest
+from reference_search import reference_search
 
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
-from pipeline.search import BatchedSearch, RolloutEvaluator, SearchConfig, Tree, UniformEvaluator
+from pipeline.search import BatchedSearch, CachingEvaluator, Forest, RolloutEvaluator, SearchConfig, UniformEvaluator
 
 
 def play(game, moves):
@@ -17,10 +19,16 @@ def play(game, moves):
     return state
 
 
+def search(game, states, evaluator, config, simulations, noise=False, seed=0):
+    forest = Forest(game, capacity=simulations + 1)
+    slots = [forest.new_tree(s, np.random.default_rng(seed + i)) for i, s in enumerate(states)]
+    BatchedSearch(game, evaluator, config).run(forest, slots, simulations, add_noise=noise)
+    return forest, slots
+
+
 def best_move(game, state, evaluator, config, simulations=400):
-    tree = Tree(game, state, np.random.default_rng(0))
-    BatchedSearch(game, evaluator, config).run([tree], simulations)
-    return int(np.argmax(tree.root_visits()))
+    forest, (slot,) = search(game, [state], evaluator, config, simulations)
+    return int(np.argmax(forest.root_visits(slot)))
 
 
 SEARCHES = {
@@ -61,16 +69,14 @@ class HandMadeTree:
     """
 
     name, num_players, num_actions = "handmade", 3, 2
+    # fmt: off
     LEAVES = {
-        (0, 0, 0): [0.9, -1.0, -0.9],
-        (0, 0, 1): [-1.0, -1.0, -0.5],  # seat 2 -> (0,0,1): seat1 -1.0
-        (0, 1, 0): [-0.2, 0.3, 0.8],
-        (0, 1, 1): [1.0, 0.9, -1.0],  # seat 2 -> (0,1,0): seat1 0.3
-        (1, 0, 0): [0.4, -0.6, 0.1],
-        (1, 0, 1): [0.9, 0.5, 0.0],  # seat 2 -> (1,0,0): seat1 -0.6
-        (1, 1, 0): [-0.4, 0.2, -0.2],
-        (1, 1, 1): [0.6, 0.1, 0.5],  # seat 2 -> (1,1,1): seat1 0.1
+        (0, 0, 0): [0.9, -1.0, -0.9], (0, 0, 1): [-1.0, -1.0, -0.5],  # seat 2 -> (0,0,1): seat1 -1.0
+        (0, 1, 0): [-0.2, 0.3, 0.8], (0, 1, 1): [1.0, 0.9, -1.0],  # seat 2 -> (0,1,0): seat1 0.3
+        (1, 0, 0): [0.4, -0.6, 0.1], (1, 0, 1): [0.9, 0.5, 0.0],  # seat 2 -> (1,0,0): seat1 -0.6
+        (1, 1, 0): [-0.4, 0.2, -0.2], (1, 1, 1): [0.6, 0.1, 0.5],  # seat 2 -> (1,1,1): seat1 0.1
     }
+    # fmt: on
     # seat 1: under 0 picks (0,1,0) -> seat0 gets -0.2; under 1 picks (1,1,1) -> seat0 gets 0.6
     MAXN_ROOT_ACTION, MAXN_VALUE = 1, [0.6, 0.1, 0.5]
 
@@ -113,26 +119,51 @@ class ExactLeafValues:
 
 def test_backup_adds_the_vector_to_every_edge_of_the_path():
     game = HandMadeTree()
-    tree = Tree(game, game.initial_state(), np.random.default_rng(0))
-    a, _ = tree.child(tree.root, 1)
-    b, _ = tree.child(a, 1)
-    value = np.array([0.6, 0.1, 0.5])
-    tree.backup([(tree.root, 1), (a, 1), (b, 1)], value)
-    tree.backup([(tree.root, 1), (a, 0)], -value)
-    assert tree.visits[tree.root].tolist() == [0, 2]
-    assert np.allclose(tree.value_sums[tree.root, 1], 0.0)
-    assert np.allclose(tree.value_sums[a, 1], value) and np.allclose(tree.value_sums[a, 0], -value)
-    assert tree.visits[b].tolist() == [0, 1]
+    forest, (slot,) = search(game, [game.initial_state()], ExactLeafValues(game), SearchConfig(), simulations=2)
+    root = forest.roots[slot]
+    # two simulations: each added the leaf's max^n vector (seen in absolute seats) to its path
+    assert forest.visits[root].sum() == 2
+    child_values = forest.value_sums[root].sum(axis=0)
+    assert np.allclose(child_values, forest.root_value(slot) * 2)
+    for action in (0, 1):
+        child = forest.children[root, action]
+        if child >= 0 and forest.visits[root, action] == 1:
+            expected = ExactLeafValues(game)._maxn(forest.states[child])
+            assert np.allclose(forest.value_sums[root, action], expected)
 
 
 @pytest.mark.parametrize("evaluator", [UniformEvaluator, ExactLeafValues])
 def test_each_player_maximises_its_own_entry(evaluator):
     game = HandMadeTree()
-    tree = Tree(game, game.initial_state(), np.random.default_rng(0))
-    BatchedSearch(game, evaluator(game), SearchConfig(c_puct=1.0)).run([tree], 3000)
-    assert int(np.argmax(tree.root_visits())) == game.MAXN_ROOT_ACTION
+    forest, (slot,) = search(game, [game.initial_state()], evaluator(game), SearchConfig(c_puct=1.0), 3000)
+    assert int(np.argmax(forest.root_visits(slot))) == game.MAXN_ROOT_ACTION
     # with most visits on the max^n line, the root's mean value approaches the max^n vector
-    assert np.allclose(tree.root_value(), game.MAXN_VALUE, atol=0.15)
+    assert np.allclose(forest.root_value(slot), game.MAXN_VALUE, atol=0.15)
+
+
+@pytest.mark.parametrize(
+    ("name", "moves", "kind"),
+    [
+        ("tictacmo", [], "puct"),
+        ("tictacmo", [7, 0], "uct"),
+        ("connect4", [3, 3, 2], "puct"),
+        ("connect4", [], "uct"),
+        ("connect3x3", [0, 1], "puct"),
+    ],
+)
+def test_batched_engine_matches_the_reference_search(name, moves, kind):
+    """Same formulas, exact values (uniform priors, +-1 rollouts): identical visit counts."""
+    game = make_game(name)
+    state = play(game, moves)
+    evaluator, config = SEARCHES[kind](game)
+    reference = reference_search(game, evaluator, state, 300, config).tolist()
+    evaluator, config = SEARCHES[kind](game)
+    single, (only,) = search(game, [state], evaluator, config, 300)
+    assert single.root_visits(only).tolist() == reference
+    if kind == "puct":  # deterministic leaves: every tree of a batch matches too
+        evaluator, config = SEARCHES[kind](game)
+        batch, slots = search(game, [state, state, state], evaluator, config, 300)
+        assert all(batch.root_visits(s).tolist() == reference for s in slots)
 
 
 def test_batched_trees_search_independently_and_reproducibly():
@@ -140,9 +171,8 @@ def test_batched_trees_search_independently_and_reproducibly():
     states = [play(game, []), play(game, [7]), play(game, [0, 5, 10, 1, 6, 14])]
 
     def visits():
-        trees = [Tree(game, s, np.random.default_rng(i)) for i, s in enumerate(states)]
-        BatchedSearch(game, RolloutEvaluator(game, seed=5), SearchConfig()).run(trees, 60, add_noise=True)
-        return [t.root_visits().tolist() for t in trees]
+        forest, slots = search(game, states, RolloutEvaluator(game, seed=5), SearchConfig(), 60, noise=True)
+        return [forest.root_visits(s).tolist() for s in slots]
 
     first = visits()
     assert first == visits()
@@ -152,12 +182,36 @@ def test_batched_trees_search_independently_and_reproducibly():
 
 def test_tree_reuse_keeps_the_searched_subtree():
     game = make_game("tictactoe")
-    tree = Tree(game, game.initial_state(), np.random.default_rng(0))
-    BatchedSearch(game, UniformEvaluator(game), SearchConfig()).run([tree], 100)
-    action = int(np.argmax(tree.root_visits()))
-    kept = int(tree.root_visits()[action])
+    forest, (slot,) = search(game, [game.initial_state()], UniformEvaluator(game), SearchConfig(), 100)
+    action = int(np.argmax(forest.root_visits(slot)))
+    kept = int(forest.root_visits(slot)[action])
     next_state, _ = game.step(game.initial_state(), action)
-    assert tree.advance(action, next_state)
-    assert tree.root_visits().sum() == kept - 1  # the child's own first visit expanded it
+    assert forest.advance(slot, action, next_state)
+    assert forest.root_visits(slot).sum() == kept - 1  # the child's own first visit expanded it
     other, _ = game.step(next_state, 0 if action != 0 else 1)
-    assert not tree.advance(5 if action != 5 else 3, other)  # a state the child does not hold
+    assert not forest.advance(slot, 5 if action != 5 else 3, other)  # a state the child does not hold
+
+
+def test_forest_grows_and_recycles_slots():
+    game = make_game("tictactoe")
+    forest = Forest(game, capacity=10, slots=2)
+    slots = [forest.new_tree(game.initial_state(), np.random.default_rng(i)) for i in range(5)]
+    assert len(set(slots)) == 5
+    forest.release(slots[0])
+    assert forest.new_tree(game.initial_state(), np.random.default_rng(9)) == slots[0]
+
+
+def test_cache_answers_transpositions_without_the_evaluator():
+    game = make_game("tictactoe")
+    calls = []
+
+    class Counting(UniformEvaluator):
+        def evaluate(self, states):
+            calls.append(len(states))
+            return super().evaluate(states)
+
+    cached = CachingEvaluator(Counting(game))
+    a = play(game, [0, 4, 8])
+    b = play(game, [8, 4, 0])  # the same position by another move order
+    logits, values = cached.evaluate([a, b, a])
+    assert calls == [1] and cached.hits == 2 and logits.shape == (3, 9)

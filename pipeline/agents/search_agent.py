@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.search import BatchedSearch, RolloutEvaluator, SearchConfig, Tree
+from pipeline.search import BatchedSearch, Forest, RolloutEvaluator, SearchConfig
 from pipeline.search.evaluator import Evaluator
 
 
@@ -18,6 +18,10 @@ class PlayConfig:
     temperature: float = 1.0
     temperature_moves: int = 0  # plies sampled in proportion to visits^(1/T); argmax after
     reuse_tree: bool = True
+    # Playout cap randomization (KataGo, seed 004): a move gets the full budget with this probability,
+    # else `fast_simulations` without noise; only full-budget moves yield policy targets.
+    full_search_fraction: float = 1.0
+    fast_simulations: int = 0
 
 
 class SearchAgent:
@@ -26,35 +30,48 @@ class SearchAgent:
         self.name = name
         self.play = play
         self.search = BatchedSearch(game, evaluator, search)
-        self.trees: dict[int, Tree] = {}
+        # Room for a whole game's worth of reused subtrees before a tree restarts at its root.
+        self.forest = Forest(game, capacity=8 * play.simulations + 16)
+        self.slots: dict[int, int] = {}
         self.simulations = 0  # simulations run, for throughput figures
 
     def begin(self, game_id, state, rng):
-        self.trees[game_id] = Tree(self.game, state, rng)
+        self.slots[game_id] = self.forest.new_tree(state, rng)
 
     def act(self, game_ids):
-        trees = [self.trees[gid] for gid in game_ids]
-        self.search.run(trees, self.play.simulations, add_noise=self.play.add_noise)
-        self.simulations += self.play.simulations * len(trees)
-        return [self._pick(tree) for tree in trees]
+        play, forest = self.play, self.forest
+        slots = [self.slots[gid] for gid in game_ids]
+        full = [play.full_search_fraction >= 1 or forest.rngs[s].random() < play.full_search_fraction for s in slots]
+        for slot in slots:
+            if forest.room(slot) <= play.simulations:
+                forest.reset(slot, forest.root_state(slot))
+        self.search.prepare_roots(forest, slots, [play.add_noise and f for f in full])
+        first = play.simulations if all(full) else play.fast_simulations
+        self.search.simulate(forest, slots, first)
+        extra = [s for s, f in zip(slots, full) if f]
+        if extra and first < play.simulations:
+            self.search.simulate(forest, extra, play.simulations - first)
+        self.simulations += first * len(slots) + (play.simulations - first) * len(extra)
+        return [self._pick(slot, is_full) for slot, is_full in zip(slots, full)]
 
-    def _pick(self, tree: Tree) -> tuple[int, np.ndarray]:
-        visits = tree.root_visits().astype(np.float64)
+    def _pick(self, slot: int, full: bool) -> tuple[int, np.ndarray | None]:
+        forest = self.forest
+        visits = forest.root_visits(slot).astype(np.float64)
         policy = visits / visits.sum()
-        if self.game.ply(tree.root_state) < self.play.temperature_moves and self.play.temperature > 0:
+        if self.game.ply(forest.root_state(slot)) < self.play.temperature_moves and self.play.temperature > 0:
             weights = visits ** (1.0 / self.play.temperature)
-            action = int(tree.rng.choice(len(weights), p=weights / weights.sum()))
+            action = int(forest.rngs[slot].choice(len(weights), p=weights / weights.sum()))
         else:
             action = int(np.argmax(visits))
-        return action, policy.astype(np.float32)
+        return action, policy.astype(np.float32) if full else None
 
     def observe(self, game_id, action, state):
-        tree = self.trees[game_id]
-        if not (self.play.reuse_tree and tree.advance(action, state)):
-            self.trees[game_id] = Tree(self.game, state, tree.rng)
+        slot = self.slots[game_id]
+        if not (self.play.reuse_tree and self.forest.advance(slot, action, state)):
+            self.forest.reset(slot, state)
 
     def end(self, game_id):
-        del self.trees[game_id]
+        self.forest.release(self.slots.pop(game_id))
 
 
 def uct_agent(game, simulations: int, seed: int, c_uct: float = 1.41, name: str | None = None) -> SearchAgent:

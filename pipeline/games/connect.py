@@ -64,9 +64,14 @@ class ConnectGame:
         return [a for a, bit in enumerate(self._action_bit) if not (occupied >> bit) & 1]
 
     def legal_mask(self, state: ConnectState) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self.legal_actions(state)] = True
-        return mask
+        if state.done:
+            return np.zeros(self.num_actions, dtype=bool)
+        if self.gravity:
+            return np.array(state.heights) < self.rows
+        occupied = 0
+        for board in state.boards:
+            occupied |= board
+        return (np.uint64(occupied) >> self._cell_bits) & np.uint64(1) == 0
 
     def _bit(self, state: ConnectState, action: int) -> int:
         if self.gravity:

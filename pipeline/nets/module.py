@@ -19,6 +19,11 @@ def alphazero_losses(
     return policy_loss, value_loss
 
 
+def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> torch.optim.Optimizer:
+    """Adam with L2 as weight decay (seed 000), updating all tensors per step in one multi-tensor call."""
+    return torch.optim.Adam(model.parameters(), lr=learning_rate, weight_decay=weight_decay, foreach=True)
+
+
 class AlphaZeroModule(pl.LightningModule):
     def __init__(self, model: SENet, learning_rate: float = 1e-3, weight_decay: float = 1e-4):
         super().__init__()
@@ -39,4 +44,4 @@ class AlphaZeroModule(pl.LightningModule):
         return loss
 
     def configure_optimizers(self):
-        return torch.optim.Adam(self.model.parameters(), lr=self.learning_rate, weight_decay=self.weight_decay)
+        return make_optimizer(self.model, self.learning_rate, self.weight_decay)

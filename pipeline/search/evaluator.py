@@ -47,3 +47,26 @@ class UniformEvaluator:
             np.zeros((n, self.game.num_actions), dtype=np.float32),
             np.zeros((n, self.game.num_players), dtype=np.float32),
         )
+
+
+class CachingEvaluator:
+    """Remembers a deterministic evaluator's answers by position, so transpositions within and
+    across games cost no network call. Never wrap a random evaluator (rollouts) in it."""
+
+    def __init__(self, evaluator: Evaluator, size: int = 200_000):
+        self.evaluator = evaluator
+        self.size = size
+        self.cache: dict[Any, tuple[np.ndarray, np.ndarray]] = {}
+        self.hits = 0
+
+    def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+        found = {s: self.cache[s] for s in states if s in self.cache}
+        missing = [s for s in dict.fromkeys(states) if s not in found]
+        if missing:
+            logits, values = self.evaluator.evaluate(missing)
+            if len(self.cache) + len(missing) > self.size:
+                self.cache.clear()
+            for state, logit, value in zip(missing, logits, values):
+                found[state] = self.cache[state] = (logit, value)
+        self.hits += len(states) - len(missing)
+        return np.stack([found[s][0] for s in states]), np.stack([found[s][1] for s in states])

@@ -2,18 +2,19 @@
 
 Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximises its own entry of
 the backed-up value vector (max^n, seed 000 section 3), so two-player games need no special path.
+The walk down and the backup run compiled over all trees (`kernels.py`); Python only steps the game
+for each new leaf and batches the evaluator call.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.games.base import rotate_to_absolute
 from pipeline.search.evaluator import Evaluator
-from pipeline.search.tree import Tree
+from pipeline.search.forest import Forest
+from pipeline.search.kernels import EXPANDED, TERMINAL, backup, select_leaves
 
 
 @dataclass(frozen=True)
@@ -32,88 +33,77 @@ def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
 
 
+def to_absolute(values: np.ndarray, movers: np.ndarray) -> np.ndarray:
+    """Rows of mover-relative value vectors -> absolute seats (row b rotated by movers[b])."""
+    seats = values.shape[1]
+    index = (np.arange(seats)[None, :] - movers[:, None]) % seats
+    return np.take_along_axis(values.astype(np.float64), index, axis=1)
+
+
 class BatchedSearch:
     def __init__(self, game, evaluator: Evaluator, config: SearchConfig):
         self.game = game
         self.evaluator = evaluator
         self.config = config
 
-    # --- selection ---------------------------------------------------------------------------
-    def _choose(self, tree: Tree, node: int) -> int:
-        player = tree.players[node]
-        visits = tree.visits[node]
-        total = int(visits.sum())
-        value_sums = tree.value_sums[node, :, player]
-        legal = tree.legal[node]
-        priors = tree.root_priors if node == tree.root and tree.root_priors is not None else tree.priors[node]
-        if self.config.selection == "ucb1":
-            unvisited = legal & (visits == 0)
-            if unvisited.any():
-                return int(np.argmax(np.where(unvisited, priors, -np.inf)))
-            tried = np.maximum(visits, 1)
-            scores = value_sums / tried + self.config.c_uct * np.sqrt(math.log(total) / tried)
-        else:
-            # Unvisited moves start at the parent's mean value (first-play urgency), not at 0.
-            parent_q = value_sums.sum() / total if total else 0.0
-            q = np.where(visits > 0, value_sums / np.maximum(visits, 1), parent_q)
-            scores = q + self.config.c_puct * priors * math.sqrt(max(total, 1)) / (1 + visits)
-        return int(np.argmax(np.where(legal, scores, -np.inf)))
+    def _evaluate(self, forest: Forest, nodes: list[int]) -> np.ndarray:
+        """Expand `nodes` with one evaluator call; return their values in absolute seats."""
+        if not nodes:
+            return np.zeros((0, self.game.num_players))
+        index = np.asarray(nodes)
+        logits, values = self.evaluator.evaluate([forest.states[n] for n in nodes])
+        forest.priors[index] = masked_softmax(np.asarray(logits, dtype=np.float32), forest.legal[index])
+        forest.status[index] = EXPANDED
+        return to_absolute(np.asarray(values), forest.players[index])
 
-    def _descend(self, tree: Tree):
-        """Walk from the root to a leaf; return the path and either a node to evaluate or a known
-        terminal value."""
-        path: list[tuple[int, int]] = []
-        node = tree.root
-        while True:
-            action = self._choose(tree, node)
-            path.append((node, action))
-            node, _ = tree.child(node, action)
-            if node in tree.terminal_values:
-                return path, None, tree.terminal_values[node]
-            if not tree.expanded[node]:
-                return path, node, None
+    def prepare_roots(self, forest: Forest, slots: list[int], noise: list[bool]) -> None:
+        """Expand unexpanded roots (one batch) and set each root's priors, with Dirichlet noise where asked."""
+        roots = forest.roots[slots]
+        self._evaluate(forest, [int(r) for r in roots if not forest.expanded(r)])
+        eps, alpha = self.config.dirichlet_epsilon, self.config.dirichlet_alpha
+        for slot, root, noisy in zip(slots, roots, noise):
+            priors = forest.priors[root].copy()
+            if noisy:
+                legal = np.flatnonzero(forest.legal[root])
+                priors[legal] = (1 - eps) * priors[legal] + eps * forest.rngs[slot].dirichlet([alpha] * len(legal))
+            forest.root_priors[slot] = priors
 
-    # --- evaluation --------------------------------------------------------------------------
-    def _evaluate(self, tree_nodes: list[tuple[Tree, int]]) -> list[np.ndarray]:
-        """Expand the given (tree, node) pairs with one evaluator call; return absolute values."""
-        if not tree_nodes:
-            return []
-        states = [tree.states[node] for tree, node in tree_nodes]
-        logits, values = self.evaluator.evaluate(states)
-        legal = np.stack([tree.legal[node] for tree, node in tree_nodes])
-        priors = masked_softmax(np.asarray(logits, dtype=np.float32), legal)
-        absolute = []
-        for i, (tree, node) in enumerate(tree_nodes):
-            tree.expand(node, priors[i])
-            absolute.append(rotate_to_absolute(np.asarray(values[i], dtype=np.float64), tree.players[node]))
-        return absolute
-
-    def _add_root_noise(self, tree: Tree) -> None:
-        root = tree.root
-        legal = np.flatnonzero(tree.legal[root])
-        noise = tree.rng.dirichlet([self.config.dirichlet_alpha] * len(legal))
-        eps = self.config.dirichlet_epsilon
-        noisy = tree.priors[root].copy()
-        noisy[legal] = (1 - eps) * noisy[legal] + eps * noise
-        tree.root_priors = noisy
-
-    # --- the loop ----------------------------------------------------------------------------
-    def run(self, trees: list[Tree], simulations: int, add_noise: bool = False) -> None:
-        """Add `simulations` simulations to every tree; roots must not be terminal."""
-        self._evaluate([(t, t.root) for t in trees if not t.expanded[t.root]])
-        for tree in trees:
-            if add_noise:
-                self._add_root_noise(tree)
-            else:
-                tree.root_priors = None
+    def simulate(self, forest: Forest, slots: list[int], simulations: int) -> None:
+        """Run `simulations` simulations in each slot's tree; `prepare_roots` must have run."""
+        slots_array = np.asarray(slots)
+        g = len(slots)
+        depth = max(int(forest.used[slots_array].max()) + simulations, 2)
+        path_nodes = np.zeros((g, depth), dtype=np.int64)
+        path_actions = np.zeros((g, depth), dtype=np.int64)
+        path_lengths = np.zeros(g, dtype=np.int64)
+        parents, actions, leaves = (np.zeros(g, dtype=np.int64) for _ in range(3))
+        values = np.zeros((g, self.game.num_players))
+        roots, root_priors = forest.roots[slots_array], forest.root_priors[slots_array]
+        ucb1 = self.config.selection == "ucb1"
         for _ in range(simulations):
-            pending, pending_paths = [], []
-            for tree in trees:
-                path, leaf, value = self._descend(tree)
-                if leaf is None:
-                    tree.backup(path, value)
+            select_leaves(
+                roots, root_priors, forest.visits, forest.value_sums, forest.priors, forest.children,
+                forest.legal, forest.players, forest.status, self.config.c_puct, self.config.c_uct, ucb1,
+                path_nodes, path_actions, path_lengths, parents, actions, leaves,
+            )  # fmt: skip
+            pending, pending_rows = [], []
+            for i in range(g):
+                leaf = int(leaves[i])
+                if leaf < 0:
+                    parent, slot = int(parents[i]), slots[i]
+                    state, _ = self.game.step(forest.states[parent], int(actions[i]), forest.rngs[slot])
+                    leaf = forest.add_node(slot, state)
+                    forest.children[parent, actions[i]] = leaf
+                if forest.status[leaf] == TERMINAL:
+                    values[i] = forest.terminal_values[leaf]
                 else:
-                    pending.append((tree, leaf))
-                    pending_paths.append(path)
-            for (tree, _), path, value in zip(pending, pending_paths, self._evaluate(pending)):
-                tree.backup(path, value)
+                    pending.append(leaf)
+                    pending_rows.append(i)
+            if pending:
+                values[pending_rows] = self._evaluate(forest, pending)
+            backup(path_nodes, path_actions, path_lengths, values, forest.visits, forest.value_sums)
+
+    def run(self, forest: Forest, slots: list[int], simulations: int, add_noise: bool = False) -> None:
+        """Prepare the roots and add `simulations` simulations to every tree."""
+        self.prepare_roots(forest, slots, [add_noise] * len(slots))
+        self.simulate(forest, slots, simulations)

@@ -1,0 +1,158 @@
+"""Throughput benchmarks: the network alone, search with the network, self-play, and training.
+
+`python -m pipeline.bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
+under a minute. Figures are for this process's torch threads (all cores unless `--threads`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import torch
+
+from pipeline.config import TrainParams, parse_params
+from pipeline.games import make_game
+from pipeline.nets.module import alphazero_losses, make_optimizer
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.selfplay import run_selfplay
+from pipeline.train import train_network
+
+# (game, SE blocks, channels): the pipeline's default network for Tic-Tac-Mo; the 5x64 SENet of
+# issue 3's Connect-4 targets.
+GAMES = {"tictacmo": (4, 64), "connect4": (5, 64)}
+
+
+def _model(game_name: str) -> tuple:
+    game = make_game(game_name)
+    blocks, channels = GAMES[game_name]
+    torch.manual_seed(0)
+    return game, SENet(NetworkShape.for_game(game, blocks, channels, 4)).eval()
+
+
+def _random_positions(game, count: int, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        state = game.initial_state()
+        for _ in range(rng.integers(0, 10)):
+            if game.is_terminal(state):
+                break
+            state, _ = game.step(state, int(rng.choice(game.legal_actions(state))))
+        if not game.is_terminal(state):
+            states.append(state)
+    return states
+
+
+def network_positions_per_s(game, model, batch: int, seconds: float) -> float:
+    planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch)))
+    with torch.inference_mode():
+        model(planes)  # warm-up
+        calls, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            model(planes)
+            calls += 1
+    return calls * batch / (time.perf_counter() - started)
+
+
+def selfplay_figures(game_name: str, model, games: int, batch: int) -> dict[str, float]:
+    game = make_game(game_name)
+    params = parse_params(
+        {
+            "game": game_name,
+            "generations": [{"gen": 1, "prev": 0}],
+            "selfplay": {"games": games, "parallel_games": batch},
+        }
+    )
+    result = run_selfplay(game, model, params, generation=1, progress=False)
+    return {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
+
+
+def training_figures(steps: int, repeats: int = 2) -> dict[str, float]:
+    """Lightning's samples/s against a bare PyTorch loop over the same model, data and optimiser
+    (best of `repeats` alternating runs each, since a shared machine's speed drifts)."""
+    game, _ = _model("tictacmo")
+    rng = np.random.default_rng(0)
+    n = 64 * steps
+    samples = {
+        "states": (rng.random((n, *game.observation_shape)) < 0.3).astype(np.uint8),
+        "policies": rng.dirichlet(np.ones(game.num_actions), size=n).astype(np.float32),
+        "values": rng.choice([-1.0, 0.0, 1.0], size=(n, game.num_players)).astype(np.float32),
+        "generations": np.ones(n, dtype=np.int32),
+    }
+    params = TrainParams(epochs=1, augment=False)
+    tensors = [torch.from_numpy(samples[k].astype(np.float32)) for k in ("states", "policies", "values")]
+
+    def bare_loop() -> float:
+        model = _model("tictacmo")[1].train()
+        optimiser = make_optimizer(model, params.learning_rate, params.weight_decay)
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(0))
+        started = time.perf_counter()
+        for i in range(steps):
+            idx = order[i * 64 : (i + 1) * 64]
+            policy_loss, value_loss = alphazero_losses(model, *(t[idx] for t in tensors))
+            optimiser.zero_grad()
+            (policy_loss + value_loss).backward()
+            optimiser.step()
+        return n / (time.perf_counter() - started)
+
+    lightning, bare = 0.0, 0.0
+    for _ in range(repeats):
+        result = train_network(game, _model("tictacmo")[1], samples, params, seed=0, progress=False)
+        lightning = max(lightning, result.samples_per_s)
+        bare = max(bare, bare_loop())
+    return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
+
+
+def run(quick: bool) -> dict:
+    batch = 64
+    figures: dict = {"threads": torch.get_num_threads(), "batch": batch, "cpu_count": os.cpu_count()}
+    for name in GAMES:
+        game, model = _model(name)
+        network = network_positions_per_s(game, model, batch, seconds=2 if quick else 6)
+        # enough games to amortise the workers' start-up (about 2.5 s), which the figures include
+        games = (2 if quick else 8) * batch // (1 if name == "tictacmo" else 2)
+        play = selfplay_figures(name, model, games=games, batch=batch)
+        figures[name] = {
+            "network_positions_per_s": network,
+            "search_sims_per_s": play["sims_per_s"],
+            "search_to_network_ratio": play["sims_per_s"] / network,
+            "selfplay_games_per_min": play["games_per_min"],
+        }
+        figures[f"{name}_selfplay_games_per_min"] = play["games_per_min"]
+    train = training_figures(steps=60 if quick else 300)
+    figures["train_samples_per_s"] = train["train_samples_per_s"]
+    figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
+    figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1
+    return figures
+
+
+def _table(figures: dict) -> str:
+    rows = [("figure", "value")]
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            rows += [(f"{key}.{k}", f"{v:,.2f}") for k, v in value.items()]
+        elif isinstance(value, float):
+            rows.append((key, f"{value:,.3f}"))
+        else:
+            rows.append((key, str(value)))
+    width = max(len(r[0]) for r in rows)
+    return "\n".join(f"{a:<{width}}  {b:>14}" for a, b in rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m pipeline.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    figures = run(args.quick)
+    print(json.dumps(figures, indent=2) if args.json else _table(figures))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Many search trees in one flat node pool: one slot of `capacity` nodes per tree.
+
+Edge statistics live on the parent (visits[node, a], value_sums[node, a, seat]) in absolute seats,
+so backup is a plain add along the path and every node's player reads its own entry (max^n). Game
+states stay Python objects in `states`; everything search touches per simulation is an array.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.search.kernels import EXPANDED, TERMINAL, UNEXPANDED
+
+
+class Forest:
+    def __init__(self, game, capacity: int, slots: int = 8):
+        self.game = game
+        self.capacity = capacity
+        actions, players = game.num_actions, game.num_players
+        nodes = slots * capacity
+        self.visits = np.zeros((nodes, actions), dtype=np.int64)
+        self.value_sums = np.zeros((nodes, actions, players), dtype=np.float64)
+        self.priors = np.zeros((nodes, actions), dtype=np.float32)
+        self.children = np.full((nodes, actions), -1, dtype=np.int64)
+        self.legal = np.zeros((nodes, actions), dtype=np.bool_)
+        self.players = np.zeros(nodes, dtype=np.int64)
+        self.status = np.zeros(nodes, dtype=np.int8)
+        self.terminal_values = np.zeros((nodes, players), dtype=np.float64)
+        self.states: list = [None] * nodes
+        self.roots = np.zeros(slots, dtype=np.int64)
+        self.used = np.zeros(slots, dtype=np.int64)
+        self.root_priors = np.zeros((slots, actions), dtype=np.float32)  # priors at the root, noise mixed in
+        self.rngs: list = [None] * slots
+        self._free = list(range(slots - 1, -1, -1))
+
+    # --- slots -------------------------------------------------------------------------------
+    def _grow(self) -> None:
+        old = len(self.roots)
+        for name in ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values"):
+            array = getattr(self, name)
+            extra = np.zeros_like(array) if name != "children" else np.full_like(array, -1)
+            setattr(self, name, np.concatenate([array, extra]))
+        self.states += [None] * (old * self.capacity)
+        self.roots = np.concatenate([self.roots, np.zeros(old, dtype=np.int64)])
+        self.used = np.concatenate([self.used, np.zeros(old, dtype=np.int64)])
+        self.root_priors = np.concatenate([self.root_priors, np.zeros_like(self.root_priors)])
+        self.rngs += [None] * old
+        self._free += list(range(2 * old - 1, old - 1, -1))
+
+    def new_tree(self, state, rng: np.random.Generator) -> int:
+        if not self._free:
+            self._grow()
+        slot = self._free.pop()
+        self.rngs[slot] = rng
+        self.reset(slot, state)
+        return slot
+
+    def release(self, slot: int) -> None:
+        self.rngs[slot] = None
+        self._free.append(slot)
+
+    def reset(self, slot: int, state) -> None:
+        """Empty the slot and make `state` its root."""
+        start, end = slot * self.capacity, (slot + 1) * self.capacity
+        used = start + int(self.used[slot])
+        self.visits[start:used] = 0
+        self.value_sums[start:used] = 0.0
+        self.children[start:used] = -1
+        self.status[start:used] = UNEXPANDED
+        self.states[start:end] = [None] * self.capacity
+        self.used[slot] = 0
+        self.roots[slot] = self.add_node(slot, state)
+
+    def add_node(self, slot: int, state) -> int:
+        node = slot * self.capacity + int(self.used[slot])
+        self.used[slot] += 1
+        self.states[node] = state
+        if self.game.is_terminal(state):
+            self.status[node] = TERMINAL
+            self.terminal_values[node] = self.game.scores(state)
+        else:
+            self.players[node] = self.game.to_play(state)
+            self.legal[node] = self.game.legal_mask(state)
+        return node
+
+    def room(self, slot: int) -> int:
+        return self.capacity - int(self.used[slot])
+
+    # --- the root ------------------------------------------------------------------------------
+    def root_state(self, slot: int):
+        return self.states[self.roots[slot]]
+
+    def root_visits(self, slot: int) -> np.ndarray:
+        return self.visits[self.roots[slot]].copy()
+
+    def root_value(self, slot: int) -> np.ndarray:
+        """Mean backed-up value vector at the root, absolute seats."""
+        root = self.roots[slot]
+        return self.value_sums[root].sum(axis=0) / max(int(self.visits[root].sum()), 1)
+
+    def advance(self, slot: int, action: int, state) -> bool:
+        """Make the child reached by `action` the root, keeping its searched subtree (tree reuse).
+
+        Sound only if that child holds the state the game actually reached; returns False otherwise.
+        """
+        child = self.children[self.roots[slot], action]
+        if child < 0 or self.states[child] != state:
+            return False
+        self.roots[slot] = child
+        return True
+
+    def expanded(self, node: int) -> bool:
+        return self.status[node] == EXPANDED

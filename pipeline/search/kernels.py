@@ -1,0 +1,87 @@
+"""The compiled inner loops of search: walking every tree to a leaf and backing values up.
+
+They work on the flat arrays of a `Forest` for many trees in one call, so Python pays per batch, not
+per node. Arithmetic is float64 in a fixed order so results match the simple reference search.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba as nb
+import numpy as np
+
+UNEXPANDED, EXPANDED, TERMINAL = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1):
+    actions = visits.shape[1]
+    total = 0
+    for a in range(actions):
+        total += visits[node, a]
+    if ucb1:
+        best, best_prior = -1, -np.inf
+        for a in range(actions):
+            if legal[node, a] and visits[node, a] == 0 and priors[a] > best_prior:
+                best, best_prior = a, priors[a]
+        if best >= 0:
+            return best
+    parent_q = 0.0
+    for a in range(actions):
+        parent_q += value_sums[node, a, player]
+    parent_q = parent_q / total if total > 0 else 0.0
+    root_total = math.sqrt(max(total, 1))
+    log_total = math.log(total) if total > 0 else 0.0
+    best, best_score = -1, -np.inf
+    for a in range(actions):
+        if not legal[node, a]:
+            continue
+        n = visits[node, a]
+        if ucb1:
+            score = value_sums[node, a, player] / n + c_uct * math.sqrt(log_total / n)
+        else:
+            q = value_sums[node, a, player] / n if n > 0 else parent_q
+            score = q + c_puct * np.float64(priors[a]) * root_total / (1 + n)
+        if score > best_score:
+            best, best_score = a, score
+    return best
+
+
+@nb.njit(cache=True)
+def select_leaves(
+    roots, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct, c_uct, ucb1,
+    path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
+):  # fmt: skip
+    """Descend each root to the first missing child (leaf_nodes = -1: create it from leaf_parents /
+    leaf_actions) or to a terminal child (leaf_nodes = that node)."""
+    for g in range(roots.shape[0]):
+        node = roots[g]
+        depth = 0
+        while True:
+            prior_row = root_priors[g] if depth == 0 else priors[node]
+            action = _choose(node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1)
+            path_nodes[g, depth] = node
+            path_actions[g, depth] = action
+            depth += 1
+            child = children[node, action]
+            if child < 0:
+                leaf_parents[g], leaf_actions[g], leaf_nodes[g] = node, action, -1
+                break
+            if status[child] != EXPANDED:
+                leaf_parents[g], leaf_actions[g], leaf_nodes[g] = node, action, child
+                break
+            node = child
+        path_lengths[g] = depth
+
+
+@nb.njit(cache=True)
+def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums):
+    """Add each tree's leaf value vector (absolute seats) to every edge on its path."""
+    players = values.shape[1]
+    for g in range(path_lengths.shape[0]):
+        for d in range(path_lengths[g]):
+            node, action = path_nodes[g, d], path_actions[g, d]
+            visits[node, action] += 1
+            for p in range(players):
+                value_sums[node, action, p] += values[g, p]
