@@ -13,6 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
@@ -40,7 +41,9 @@ class AgentSpec:
         weights = {k: v.detach().cpu() for k, v in model.state_dict().items()}
         return cls(name, "alphazero", play, search, (model.shape.to_dict(), weights))
 
-    def build(self, game):
+    def build(self, game, stream: int = 0):
+        """The agent; `stream` picks an independent random stream for agents with their own
+        randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""
         if self.kind == "alphazero":
             shape, weights = self.network
             model = SENet(NetworkShape(**shape))
@@ -48,7 +51,8 @@ class AgentSpec:
             evaluator = CachingEvaluator(NetworkEvaluator(game, model.eval()))
             return SearchAgent(game, evaluator, self.search, self.play, self.name)
         if self.kind == "uct":
-            return uct_agent(game, self.play.simulations, self.seed, self.search.c_uct, self.name)
+            seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
+            return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
         return RandomAgent(game, self.name)
 
 
@@ -69,17 +73,19 @@ _worker: dict = {}
 
 def _init_worker(game_name: str, specs: list[AgentSpec], threads: int) -> None:
     torch.set_num_threads(threads)
-    game = make_game(game_name)
-    _worker.update(game=game, agents=[spec.build(game) for spec in specs])
+    _worker.update(game=make_game(game_name), specs=specs)
 
 
 def _play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool):
-    game, agents = _worker["game"], _worker["agents"]
-    before = {a.name: getattr(a, "simulations", 0) for a in agents}
+    """One chunk of a match with agents built afresh, so its games depend on nothing else."""
+    game = _worker["game"]
+    agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
     records, stats = play_games(
         game, [[agents[i] for i in seating] for seating in seatings], seed, parallel, record, first_index=first_index
     )
-    sims = {a.name: getattr(a, "simulations", 0) - before[a.name] for a in agents}
+    sims: dict[str, int] = {}
+    for agent in agents:
+        sims[agent.name] = sims.get(agent.name, 0) + getattr(agent, "simulations", 0)
     return records, stats, sims
 
 
