@@ -39,11 +39,17 @@ class SearchParams(Section):
 
 
 class SelfPlayParams(Section):
+    strategy: Literal["alphazero", "greedy_td"] = "alphazero"
     games: int = Field(200, ge=1)
     parallel_games: int = Field(64, ge=1)
     temperature: float = Field(1.0, ge=0)
     temperature_moves: int = Field(6, ge=0)
     reuse_tree: bool = True
+    full_search_fraction: float = Field(1.0, ge=0, le=1, description="playout cap randomization")
+    fast_rollouts: int = Field(10, ge=1, description="budget of the moves that miss the full search")
+    greedy_epsilon: float = Field(0.2, ge=0, le=1)
+    td_gamma: float = Field(0.9, ge=0, le=1)
+    td_lambda: float = Field(0.9, ge=0, le=1)
 
 
 class TrainParams(Section):
@@ -123,7 +129,7 @@ def _describe(error: dict) -> str:
     if kind == "missing":
         return f"{where}: required key is missing"
     if kind == "literal_error":
-        return f"{where}: unknown value {error['input']!r}; expected one of {', '.join(GAME_NAMES)}"
+        return f"{where}: unknown value {error['input']!r}; expected {error['ctx']['expected']}"
     return f"{where}: {error['msg']} (got {error['input']!r})"
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from pipeline.agents import PlayConfig, RandomAgent, SearchAgent, uct_agent
+from pipeline.agents import GreedyValueAgent, PlayConfig, RandomAgent, SearchAgent, uct_agent
 from pipeline.arena import GameRecord, play_games
 from pipeline.games import make_game
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -30,30 +30,40 @@ class AgentSpec:
     """How to build one player in any process."""
 
     name: str
-    kind: str  # "alphazero" | "uct" | "random"
+    kind: str  # "alphazero" | "greedy" | "uct" | "random"
     play: PlayConfig = field(default_factory=PlayConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
-    network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero"
+    network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
     seed: int = 0
+    epsilon: float = 0.0  # random-move probability of "greedy"
 
     @classmethod
     def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
-        weights = {k: v.detach().cpu() for k, v in model.state_dict().items()}
-        return cls(name, "alphazero", play, search, (model.shape.to_dict(), weights))
+        return cls(name, "alphazero", play, search, _weights(model))
+
+    @classmethod
+    def greedy(cls, name: str, model: SENet, epsilon: float) -> AgentSpec:
+        return cls(name, "greedy", network=_weights(model), epsilon=epsilon)
 
     def build(self, game, stream: int = 0):
         """The agent; `stream` picks an independent random stream for agents with their own
         randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""
-        if self.kind == "alphazero":
+        if self.kind in ("alphazero", "greedy"):
             shape, weights = self.network
             model = SENet(NetworkShape(**shape))
             model.load_state_dict(weights)
             evaluator = CachingEvaluator(NetworkEvaluator(game, model.eval()))
+            if self.kind == "greedy":
+                return GreedyValueAgent(game, evaluator, self.epsilon, self.name)
             return SearchAgent(game, evaluator, self.search, self.play, self.name)
         if self.kind == "uct":
             seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
             return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
         return RandomAgent(game, self.name)
+
+
+def _weights(model: SENet) -> tuple[dict, dict]:
+    return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
 
 @dataclass

@@ -1,5 +1,10 @@
-"""Self-play: the current best network plays itself with noise and a temperature schedule; every
-searched position becomes a training sample (planes, visit distribution, outcome seen by the mover)."""
+"""Self-play: the current best network plays itself and every recorded position becomes a training
+sample (planes, policy target, value target seen by the mover).
+
+Two strategies: `alphazero` (search with noise and a temperature schedule; targets are the visit
+distribution and the game's outcome; with playout cap randomization only full searches are recorded)
+and `greedy_td` (seed 004's "Alpha Zero at Home": greedy value play with epsilon-random moves;
+targets are the greedy move and TD(lambda) returns)."""
 
 from __future__ import annotations
 
@@ -11,9 +16,11 @@ from pipeline.agents import PlayConfig
 from pipeline.arena import GameRecord
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover
+from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_match
 from pipeline.search import SearchConfig
+from pipeline.search.mcts import to_absolute
 
 
 def search_config(params: Params) -> SearchConfig:
@@ -41,9 +48,42 @@ class SelfPlayResult:
         }
 
 
-def records_to_samples(game, records: list[GameRecord], generation: int) -> dict[str, np.ndarray]:
+def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float, lam: float) -> np.ndarray:
+    """lambda-returns of one game's positions s_0..s_{T-1}, absolute seats.
+
+    `next_values[t]` is the network's value of s_{t+1} for t < T-1; the last move reaches the end,
+    whose value is the outcome. G_{T-1} = gamma * z and G_t = gamma * ((1 - lam) V(s_{t+1}) + lam G_{t+1}).
+    """
+    returns = np.zeros((len(next_values) + 1, len(outcome)))
+    returns[-1] = gamma * outcome
+    for t in range(len(next_values) - 1, -1, -1):
+        returns[t] = gamma * ((1 - lam) * next_values[t] + lam * returns[t + 1])
+    return returns
+
+
+def greedy_td_targets(game, model: SENet, records: list[GameRecord], gamma: float, lam: float) -> list[np.ndarray]:
+    """Per game, the TD(lambda) value target of each recorded position (absolute seats)."""
+    later = [s for r in records for s in r.states[1:]]  # s_1..s_{T-1} of every game, in one batch
+    values = np.zeros((0, game.num_players))
+    if later:
+        _, relative = NetworkEvaluator(game, model).evaluate(later)
+        values = to_absolute(relative, np.array([game.to_play(s) for s in later]))
+    targets, start = [], 0
+    for record in records:
+        count = len(record.states) - 1
+        targets.append(td_lambda_returns(values[start : start + count], record.scores, gamma, lam))
+        start += count
+    return targets
+
+
+def records_to_samples(
+    game, records: list[GameRecord], generation: int, value_targets: list[np.ndarray] | None = None
+) -> dict[str, np.ndarray]:
+    """Samples from recorded positions; value targets default to each game's final scores."""
     states = [s for r in records for s in r.states]
-    values = [rotate_to_mover(r.scores, m) for r in records for m in r.policy_movers]
+    if value_targets is None:
+        value_targets = [np.tile(r.scores, (len(r.states), 1)) for r in records]
+    values = [rotate_to_mover(v, m) for r, vs in zip(records, value_targets) for v, m in zip(vs, r.policy_movers)]
     return {
         "states": game.encode_batch(states).astype(np.uint8),
         "policies": np.stack([p for r in records for p in r.policies]).astype(np.float32),
@@ -54,16 +94,22 @@ def records_to_samples(game, records: list[GameRecord], generation: int) -> dict
 
 def run_selfplay(game, model: SENet, params: Params, generation: int, progress: bool = True) -> SelfPlayResult:
     sp = params.selfplay
-    play = PlayConfig(
-        simulations=params.search.rollouts,
-        add_noise=True,
-        temperature=sp.temperature,
-        temperature_moves=sp.temperature_moves,
-        reuse_tree=sp.reuse_tree,
-    )
+    if sp.strategy == "greedy_td":
+        spec = AgentSpec.greedy("selfplay", model, sp.greedy_epsilon)
+    else:
+        play = PlayConfig(
+            simulations=params.search.rollouts,
+            add_noise=True,
+            temperature=sp.temperature,
+            temperature_moves=sp.temperature_moves,
+            reuse_tree=sp.reuse_tree,
+            full_search_fraction=sp.full_search_fraction,
+            fast_simulations=min(sp.fast_rollouts, params.search.rollouts),
+        )
+        spec = AgentSpec.alphazero("selfplay", model, play, search_config(params))
     result = play_match(
         game.name,
-        [AgentSpec.alphazero("selfplay", model, play, search_config(params))],
+        [spec],
         [[0] * game.num_players] * sp.games,
         seed=[params.seed, generation, 1],
         parallel=sp.parallel_games,
@@ -71,8 +117,11 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
         record_policies=True,
         progress=f"self-play gen {generation}" if progress else None,
     )
+    targets = None
+    if sp.strategy == "greedy_td":
+        targets = greedy_td_targets(game, model, result.records, sp.td_gamma, sp.td_lambda)
     return SelfPlayResult(
-        samples=records_to_samples(game, result.records, generation),
+        samples=records_to_samples(game, result.records, generation, targets),
         games=result.games,
         seconds=result.seconds,
         simulations=result.simulations["selfplay"],

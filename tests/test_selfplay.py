@@ -1,0 +1,74 @@
+"""Self-play strategies: AlphaZero with playout cap randomization, and seed 004's greedy TD(lambda)."""
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.agents import GreedyValueAgent
+from pipeline.config import parse_params
+from pipeline.games import make_game
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.search import UniformEvaluator
+from pipeline.selfplay import run_selfplay, td_lambda_returns
+
+
+def tiny(game_name="tictacmo", **selfplay):
+    params = parse_params(
+        {
+            "game": game_name,
+            "workers": 1,
+            "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
+            "search": {"rollouts": 12},
+            "selfplay": {"games": 8, "parallel_games": 8, **selfplay},
+            "generations": [{"gen": 1, "prev": 0}],
+        }
+    )
+    game = make_game(game_name)
+    torch.manual_seed(0)
+    return game, SENet(NetworkShape.for_game(game, **params.network.model_dump())), params
+
+
+def test_td_lambda_returns_by_hand():
+    # three positions; V(s1) = [0.5, -0.5], V(s2) = [0.2, -0.2]; the game ends [1, -1]
+    next_values = np.array([[0.5, -0.5], [0.2, -0.2]])
+    returns = td_lambda_returns(next_values, np.array([1.0, -1.0]), gamma=0.9, lam=0.5)
+    g2 = 0.9 * 1.0
+    g1 = 0.9 * (0.5 * 0.2 + 0.5 * g2)
+    g0 = 0.9 * (0.5 * 0.5 + 0.5 * g1)
+    assert np.allclose(returns[:, 0], [g0, g1, g2]) and np.allclose(returns[:, 1], [-g0, -g1, -g2])
+    # lambda = 1, gamma = 1: every position gets the final outcome (Monte Carlo)
+    assert np.allclose(td_lambda_returns(next_values, np.array([1.0, -1.0]), 1.0, 1.0)[:, 0], 1.0)
+
+
+def test_greedy_player_takes_a_winning_move():
+    game = make_game("connect4")
+    state = game.initial_state()
+    for move in [0, 6, 1, 6, 2, 5]:
+        state, _ = game.step(state, move)
+    agent = GreedyValueAgent(game, UniformEvaluator(game), epsilon=0.0)
+    agent.begin(0, state, np.random.default_rng(0))
+    ((action, policy),) = agent.act([0])
+    assert action == 3 and policy[3] == 1.0 and policy.sum() == 1.0
+
+
+def test_playout_cap_records_only_full_searches():
+    game, model, full = tiny()
+    _, _, capped = tiny(full_search_fraction=0.25, fast_rollouts=3)
+    everything = run_selfplay(game, model, full, generation=1, progress=False)
+    some = run_selfplay(game, model, capped, generation=1, progress=False)
+    positions = everything.metrics["samples"]
+    assert positions == pytest.approx(everything.mean_length * everything.games)
+    fraction = some.metrics["samples"] / (some.mean_length * some.games)
+    assert 0.1 < fraction < 0.45
+    assert some.simulations < everything.simulations
+
+
+def test_greedy_td_self_play_makes_discounted_targets():
+    game, model, params = tiny(strategy="greedy_td", greedy_epsilon=0.2, td_gamma=0.9, td_lambda=0.9)
+    result = run_selfplay(game, model, params, generation=1, progress=False)
+    samples = result.samples
+    assert len(samples["values"]) == pytest.approx(result.mean_length * result.games)
+    assert np.all(np.abs(samples["values"]) <= 0.9 + 1e-6)  # discounted at least once
+    assert set(np.unique(samples["policies"])) == {0.0, 1.0}  # one-hot greedy moves
+    again = run_selfplay(game, model, params, generation=1, progress=False)
+    assert np.array_equal(again.samples["states"], samples["states"])
