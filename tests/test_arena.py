@@ -64,3 +64,29 @@ def test_worker_processes_play_the_same_games_every_time():
     two = games(2)
     assert two == games(2)
     assert len(games(1)) == len(two)
+
+
+def test_match_command_compares_two_checkpoints(tmp_path, capsys):
+    import json
+
+    import torch
+    import yaml
+
+    from pipeline.match import main
+    from pipeline.nets.checkpoint import save_checkpoint
+    from pipeline.nets.senet import NetworkShape, SENet
+
+    game = make_game("tictactoe")
+    paths = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        path = tmp_path / f"net{seed}.ckpt"
+        save_checkpoint(path, SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
+        paths.append(str(path))
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"game": "tictactoe", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))
+    main([*paths, "--games-per-seating", "3", "--rollouts", "4", "--params", str(params)])
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 6
+    assert result["ci95"][0] <= result["score"] <= result["ci95"][1]
+    assert 0.0 <= result["score"] <= 1.0
