@@ -16,6 +16,7 @@ import torch
 
 from pipeline.config import TrainParams, parse_params
 from pipeline.games import make_game
+from pipeline.nets.evaluator import frozen_for_inference
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.selfplay import run_selfplay
@@ -47,15 +48,21 @@ def _random_positions(game, count: int, seed: int = 0) -> list:
     return states
 
 
-def network_positions_per_s(game, model, batch: int, seconds: float) -> float:
+def network_positions_per_s(game, model, batch: int, seconds: float, repeats: int = 3) -> float:
+    """Best of `repeats` timed loops of the network as search runs it (traced and frozen): the
+    ceiling against which search is compared."""
+    model = frozen_for_inference(model, game.observation_shape)
     planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch)))
+    best = 0.0
     with torch.inference_mode():
         model(planes)  # warm-up
-        calls, started = 0, time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            model(planes)
-            calls += 1
-    return calls * batch / (time.perf_counter() - started)
+        for _ in range(repeats):
+            calls, started = 0, time.perf_counter()
+            while time.perf_counter() - started < seconds / repeats:
+                model(planes)
+                calls += 1
+            best = max(best, calls * batch / (time.perf_counter() - started))
+    return best
 
 
 def selfplay_figures(game_name: str, model, games: int, batch: int) -> dict[str, float]:
@@ -68,10 +75,11 @@ def selfplay_figures(game_name: str, model, games: int, batch: int) -> dict[str,
         }
     )
     result = run_selfplay(game, model, params, generation=1, progress=False)
+    # games/min as a stage sees it (workers' start-up included); simulations/s while games run
     return {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
 
 
-def training_figures(steps: int, repeats: int = 2) -> dict[str, float]:
+def training_figures(steps: int, repeats: int = 3) -> dict[str, float]:
     """Lightning's samples/s against a bare PyTorch loop over the same model, data and optimiser
     (best of `repeats` alternating runs each, since a shared machine's speed drifts)."""
     game, _ = _model("tictacmo")
@@ -113,7 +121,7 @@ def run(quick: bool) -> dict:
     for name in GAMES:
         game, model = _model(name)
         network = network_positions_per_s(game, model, batch, seconds=2 if quick else 6)
-        # enough games to amortise the workers' start-up (about 2.5 s), which the figures include
+        # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         games = (2 if quick else 8) * batch // (1 if name == "tictacmo" else 2)
         play = selfplay_figures(name, model, games=games, batch=batch)
         figures[name] = {

@@ -69,7 +69,8 @@ def _weights(model: SENet) -> tuple[dict, dict]:
 @dataclass
 class MatchResult:
     records: list[GameRecord]
-    seconds: float
+    seconds: float  # wall time, worker start-up included
+    playing_seconds: float  # from the first chunk's start to the last chunk's end
     moves: int
     simulations: dict[str, int]  # per agent name
 
@@ -88,6 +89,7 @@ def _init_worker(game_name: str, specs: list[AgentSpec], threads: int) -> None:
 
 def _play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool):
     """One chunk of a match with agents built afresh, so its games depend on nothing else."""
+    started = time.time()  # wall clock: comparable across worker processes
     game = _worker["game"]
     agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
     records, stats = play_games(
@@ -96,7 +98,7 @@ def _play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int
     sims: dict[str, int] = {}
     for agent in agents:
         sims[agent.name] = sims.get(agent.name, 0) + getattr(agent, "simulations", 0)
-    return records, stats, sims
+    return records, stats, sims, (started, time.time())
 
 
 def worker_count(requested: int) -> int:
@@ -139,12 +141,14 @@ def play_match(
                 bar.update(len(job[0]))
     bar.close()
     sims: dict[str, int] = {}
-    for _, _, chunk_sims in results:
+    for _, _, chunk_sims, _ in results:
         for name, count in chunk_sims.items():
             sims[name] = sims.get(name, 0) + count
+    spans = [span for *_, span in results]
     return MatchResult(
-        records=[r for records, _, _ in results for r in records],
+        records=[r for records, *_ in results for r in records],
         seconds=time.perf_counter() - started,
-        moves=sum(stats.moves for _, stats, _ in results),
+        playing_seconds=max(end for _, end in spans) - min(begin for begin, _ in spans),
+        moves=sum(stats.moves for _, stats, *_ in results),
         simulations=sims,
     )

@@ -32,7 +32,8 @@ def search_config(params: Params) -> SearchConfig:
 class SelfPlayResult:
     samples: dict[str, np.ndarray]
     games: int
-    seconds: float
+    seconds: float  # wall time, worker start-up included
+    playing_seconds: float  # the games alone: the steady-state rate
     simulations: int
     mean_length: float
 
@@ -42,7 +43,7 @@ class SelfPlayResult:
             "games": self.games,
             "samples": len(self.samples["values"]),
             "games_per_s": self.games / self.seconds,
-            "simulations_per_s": self.simulations / self.seconds,
+            "simulations_per_s": self.simulations / self.playing_seconds,
             "mean_game_length": self.mean_length,
             "seconds": self.seconds,
         }
@@ -124,6 +125,7 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
         samples=records_to_samples(game, result.records, generation, targets),
         games=result.games,
         seconds=result.seconds,
+        playing_seconds=result.playing_seconds,
         simulations=result.simulations["selfplay"],
         mean_length=result.moves / result.games,
     )

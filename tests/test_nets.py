@@ -83,3 +83,24 @@ def test_corrupt_checkpoint_fails_clearly(tmp_path):
         load_checkpoint(bad)
     with pytest.raises(CheckpointError, match="not found"):
         load_checkpoint(tmp_path / "missing.ckpt")
+
+
+@pytest.mark.parametrize("name", ["tictacmo", "connect4"])
+def test_frozen_inference_model_matches_the_network(name):
+    from pipeline.nets.evaluator import NetworkEvaluator
+
+    game = make_game(name)
+    model = small_net(game, blocks=2).eval()
+    evaluator = NetworkEvaluator(game, model)
+    rng = np.random.default_rng(0)
+    states = [game.initial_state()]
+    while len(states) < 7:
+        state = states[-1]
+        states.append(
+            state if game.is_terminal(state) else game.step(state, int(rng.choice(game.legal_actions(state))))[0]
+        )
+    logits, values = evaluator.evaluate(states)
+    with torch.no_grad():
+        expected_logits, expected_values = model(torch.from_numpy(game.encode_batch(states)))
+    assert np.allclose(logits, expected_logits.numpy(), atol=1e-5)
+    assert np.allclose(values, expected_values.numpy(), atol=1e-5)
