@@ -37,15 +37,6 @@ class _WholeBatches(torch.utils.data.Dataset):
         return tuple(t[indices] for t in self.tensors)
 
 
-class _EpochLosses(pl.Callback):
-    def __init__(self):
-        self.history: list[dict[str, float]] = []
-
-    def on_train_epoch_end(self, trainer, pl_module):
-        metrics = trainer.callback_metrics
-        self.history.append({k: float(metrics[k]) for k in ("policy_loss", "value_loss", "loss") if k in metrics})
-
-
 def train_network(
     game, model: SENet, samples: dict[str, np.ndarray], params: TrainParams, seed: int, logger=None, progress=True
 ) -> TrainResult:
@@ -63,13 +54,11 @@ def train_network(
     )
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
     module = AlphaZeroModule(model, params.learning_rate, params.weight_decay)
-    losses = _EpochLosses()
     trainer = pl.Trainer(
         max_epochs=params.epochs,
         accelerator="auto",
         devices=1,
         logger=logger if logger is not None else False,
-        callbacks=[losses],
         enable_checkpointing=False,
         enable_model_summary=False,
         enable_progress_bar=progress,
@@ -81,11 +70,11 @@ def train_network(
     trainer.fit(module, loader)
     seconds = time.perf_counter() - started
     model.cpu().eval()
-    last = losses.history[-1]
+    last = module.history[-1]
     return TrainResult(
         policy_loss=last["policy_loss"],
         value_loss=last["value_loss"],
         samples=len(dataset),
         samples_per_s=len(dataset) * params.epochs / seconds,
-        epoch_losses=losses.history,
+        epoch_losses=module.history,
     )

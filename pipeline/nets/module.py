@@ -30,18 +30,24 @@ class AlphaZeroModule(pl.LightningModule):
         self.model = model
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
+        self.history: list[dict[str, float]] = []  # mean losses of each epoch
+
+    def on_train_epoch_start(self):
+        self._sums = torch.zeros(2)
+        self._batches = 0
 
     def training_step(self, batch, batch_idx):
         states, policies, values = batch
         policy_loss, value_loss = alphazero_losses(self.model, states, policies, values)
-        loss = policy_loss + value_loss
-        self.log_dict(
-            {"policy_loss": policy_loss, "value_loss": value_loss, "loss": loss},
-            on_step=False,
-            on_epoch=True,
-            prog_bar=True,
-        )
-        return loss
+        # Sum here and log once per epoch: Lightning's per-step `log` costs as much as a small model's step.
+        self._sums += torch.stack([policy_loss.detach(), value_loss.detach()])
+        self._batches += 1
+        return policy_loss + value_loss
+
+    def on_train_epoch_end(self):
+        policy_loss, value_loss = (self._sums / max(self._batches, 1)).tolist()
+        self.history.append({"policy_loss": policy_loss, "value_loss": value_loss, "loss": policy_loss + value_loss})
+        self.log_dict(self.history[-1], prog_bar=True)
 
     def configure_optimizers(self):
         return make_optimizer(self.model, self.learning_rate, self.weight_decay)
