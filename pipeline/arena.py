@@ -25,6 +25,7 @@ class GameRecord:
     policies: list[np.ndarray] = field(default_factory=list)
     policy_movers: list[int] = field(default_factory=list)
     scores: np.ndarray | None = None
+    final_state: object = None
 
 
 @dataclass
@@ -90,6 +91,7 @@ def play_games(
                     other.observe(gid, action, state)
                 if game.is_terminal(state):
                     record.scores = game.scores(state)
+                    record.final_state = state
                     for other in _distinct(seatings[gid]):
                         other.end(gid)
                     del states[gid], rngs[gid]

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from pipeline.games import GAME_NAMES
+from pipeline.games import GAME_NAMES, make_game
+from pipeline.games.values import SCHEMES
 
 
 class ConfigError(ValueError):
@@ -29,6 +30,13 @@ class NetworkParams(Section):
     blocks: int = Field(4, ge=1)
     channels: int = Field(64, ge=4)
     se_reduction: int = Field(4, ge=1)
+
+
+class ValueParams(Section):
+    """What a finished game is worth to search and to the value head (pipeline/games/values.py)."""
+
+    scheme: Literal[SCHEMES] = "win_loss"  # type: ignore[valid-type]
+    zero_sum: bool = False
 
 
 class SearchParams(Section):
@@ -91,6 +99,7 @@ class Params(Section):
     threads: int = Field(0, ge=0, description="torch threads of single-process stages; 0 = all cores")
     workers: int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
     network: NetworkParams = NetworkParams()
+    value: ValueParams = ValueParams()
     search: SearchParams = SearchParams()
     selfplay: SelfPlayParams = SelfPlayParams()
     train: TrainParams = TrainParams()
@@ -106,6 +115,12 @@ class Params(Section):
             if item.gen != i + 1 or item.prev != i:
                 raise ValueError(f"item {i} must be {{gen: {i + 1}, prev: {i}}} (generations chain from 1)")
         return generations
+
+    @model_validator(mode="after")
+    def _margin_needs_a_margin(self) -> Params:
+        if self.value.scheme == "margin" and not hasattr(make_game(self.game), "margins"):
+            raise ValueError(f"value.scheme: game {self.game!r} defines no margin; use win_loss or pairwise_rank")
+        return self
 
     @property
     def final_generation(self) -> int:

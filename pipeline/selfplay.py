@@ -16,6 +16,7 @@ from pipeline.agents import PlayConfig
 from pipeline.arena import GameRecord
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover
+from pipeline.games.values import terminal_value
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_match
@@ -24,8 +25,14 @@ from pipeline.search.mcts import to_absolute
 
 
 def search_config(params: Params) -> SearchConfig:
-    s = params.search
-    return SearchConfig(c_puct=s.c_puct, dirichlet_alpha=s.dirichlet_alpha, dirichlet_epsilon=s.dirichlet_epsilon)
+    s, v = params.search, params.value
+    return SearchConfig(
+        c_puct=s.c_puct,
+        dirichlet_alpha=s.dirichlet_alpha,
+        dirichlet_epsilon=s.dirichlet_epsilon,
+        value_scheme=v.scheme,
+        zero_sum=v.zero_sum,
+    )
 
 
 @dataclass
@@ -62,7 +69,14 @@ def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float
     return returns
 
 
-def greedy_td_targets(game, model: SENet, records: list[GameRecord], gamma: float, lam: float) -> list[np.ndarray]:
+def end_values(game, records: list[GameRecord], params: Params) -> list[np.ndarray]:
+    """Each game's outcome under the params' value scheme (absolute seats)."""
+    return [terminal_value(game, r.final_state, params.value.scheme, params.value.zero_sum) for r in records]
+
+
+def greedy_td_targets(
+    game, model: SENet, records: list[GameRecord], outcomes: list[np.ndarray], gamma: float, lam: float
+) -> list[np.ndarray]:
     """Per game, the TD(lambda) value target of each recorded position (absolute seats)."""
     later = [s for r in records for s in r.states[1:]]  # s_1..s_{T-1} of every game, in one batch
     values = np.zeros((0, game.num_players))
@@ -70,20 +84,18 @@ def greedy_td_targets(game, model: SENet, records: list[GameRecord], gamma: floa
         _, relative = NetworkEvaluator(game, model).evaluate(later)
         values = to_absolute(relative, np.array([game.to_play(s) for s in later]))
     targets, start = [], 0
-    for record in records:
+    for record, outcome in zip(records, outcomes):
         count = len(record.states) - 1
-        targets.append(td_lambda_returns(values[start : start + count], record.scores, gamma, lam))
+        targets.append(td_lambda_returns(values[start : start + count], outcome, gamma, lam))
         start += count
     return targets
 
 
 def records_to_samples(
-    game, records: list[GameRecord], generation: int, value_targets: list[np.ndarray] | None = None
+    game, records: list[GameRecord], generation: int, value_targets: list[np.ndarray]
 ) -> dict[str, np.ndarray]:
-    """Samples from recorded positions; value targets default to each game's final scores."""
+    """Samples from recorded positions, with one value target (absolute seats) per position."""
     states = [s for r in records for s in r.states]
-    if value_targets is None:
-        value_targets = [np.tile(r.scores, (len(r.states), 1)) for r in records]
     values = [rotate_to_mover(v, m) for r, vs in zip(records, value_targets) for v, m in zip(vs, r.policy_movers)]
     return {
         "states": game.encode_batch(states).astype(np.uint8),
@@ -96,7 +108,7 @@ def records_to_samples(
 def run_selfplay(game, model: SENet, params: Params, generation: int, progress: bool = True) -> SelfPlayResult:
     sp = params.selfplay
     if sp.strategy == "greedy_td":
-        spec = AgentSpec.greedy("selfplay", model, sp.greedy_epsilon)
+        spec = AgentSpec.greedy("selfplay", model, sp.greedy_epsilon, search_config(params))
     else:
         play = PlayConfig(
             simulations=params.search.rollouts,
@@ -118,9 +130,11 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
         record_policies=True,
         progress=f"self-play gen {generation}" if progress else None,
     )
-    targets = None
+    outcomes = end_values(game, result.records, params)
     if sp.strategy == "greedy_td":
-        targets = greedy_td_targets(game, model, result.records, sp.td_gamma, sp.td_lambda)
+        targets = greedy_td_targets(game, model, result.records, outcomes, sp.td_gamma, sp.td_lambda)
+    else:
+        targets = [np.tile(outcome, (len(r.states), 1)) for r, outcome in zip(result.records, outcomes)]
     return SelfPlayResult(
         samples=records_to_samples(game, result.records, generation, targets),
         games=result.games,

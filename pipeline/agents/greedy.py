@@ -11,8 +11,9 @@ from pipeline.search.mcts import to_absolute
 
 
 class GreedyValueAgent:
-    def __init__(self, game, evaluator: Evaluator, epsilon: float, name: str = "greedy"):
+    def __init__(self, game, evaluator: Evaluator, epsilon: float, name: str = "greedy", end_value=None):
         self.game = game
+        self.end_value = end_value or game.scores  # a finished game's value vector
         self.evaluator = evaluator
         self.epsilon = epsilon
         self.name = name
@@ -33,7 +34,7 @@ class GreedyValueAgent:
             for i, action in enumerate(legal):
                 child, _ = game.step(state, action, rng)
                 if game.is_terminal(child):
-                    values[i] = game.scores(child)
+                    values[i] = self.end_value(child)
                 else:
                     pending.append(child)
                     pending_at.append((len(options), i))

@@ -7,15 +7,20 @@ states stay Python objects in `states`; everything search touches per simulation
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from pipeline.search.kernels import EXPANDED, TERMINAL, UNEXPANDED
 
 
 class Forest:
-    def __init__(self, game, capacity: int, slots: int = 8):
+    def __init__(self, game, capacity: int, slots: int = 8, end_value: Callable[[Any], np.ndarray] | None = None):
+        """`end_value` turns a finished game into its value vector (default: the game's scores)."""
         self.game = game
         self.capacity = capacity
+        self.end_value = end_value or game.scores
         actions, players = game.num_actions, game.num_players
         nodes = slots * capacity
         self.visits = np.zeros((nodes, actions), dtype=np.int64)
@@ -77,7 +82,7 @@ class Forest:
         self.states[node] = state
         if self.game.is_terminal(state):
             self.status[node] = TERMINAL
-            self.terminal_values[node] = self.game.scores(state)
+            self.terminal_values[node] = self.end_value(state)
         else:
             self.players[node] = self.game.to_play(state)
             self.legal[node] = self.game.legal_mask(state)

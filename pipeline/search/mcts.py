@@ -24,6 +24,8 @@ class SearchConfig:
     dirichlet_epsilon: float = 0.25
     selection: str = "puct"  # or "ucb1" for classic UCT
     c_uct: float = 1.41
+    value_scheme: str = "win_loss"  # what a finished game is worth (pipeline/games/values.py)
+    zero_sum: bool = False
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
