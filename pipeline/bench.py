@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -138,6 +139,24 @@ def run(quick: bool) -> dict:
     return figures
 
 
+def solver_figures(data: Path, per_set: int) -> dict[str, dict[str, float]]:
+    """Connect-4 solver: mean and max seconds per position on the first `per_set` lines of each set."""
+    from pipeline.connect4_solver import Connect4Solver
+
+    solver = Connect4Solver()
+    solver.solve("2252576253462244111563365343671351441")  # compile
+    figures = {}
+    for name in ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"):
+        times, wrong = [], 0
+        for line in (data / name).read_text().splitlines()[:per_set]:
+            moves, score = line.split()
+            started = time.perf_counter()
+            wrong += solver.solve(moves) != int(score)
+            times.append(time.perf_counter() - started)
+        figures[name] = {"positions": len(times), "mean_s": float(np.mean(times)), "max_s": max(times), "wrong": wrong}
+    return figures
+
+
 def _table(figures: dict) -> str:
     rows = [("figure", "value")]
     for key, value in figures.items():
@@ -156,9 +175,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
+    parser.add_argument(
+        "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
+    )
+    parser.add_argument("--positions", type=int, default=20, help="with --solver: positions per set")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
-    figures = run(args.quick)
+    figures = solver_figures(args.solver, args.positions) if args.solver else run(args.quick)
     print(json.dumps(figures, indent=2) if args.json else _table(figures))
 
 
