@@ -22,11 +22,9 @@ class NetworkEvaluator:
     def __init__(self, game, model: SENet):
         self.game = game
         self.model = frozen_for_inference(model, game.observation_shape)
-        self.positions = 0  # positions evaluated, for throughput figures
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         planes = torch.from_numpy(self.game.encode_batch(states))
         with torch.inference_mode():
             logits, values = self.model(planes)
-        self.positions += len(states)
         return logits.numpy(), values.numpy()
