@@ -1,7 +1,8 @@
 """Play many games at once between any agents, seat by seat, and score the results.
 
-Every job that plays games (self-play, gating, evaluation) goes through `play_games`: games run
-side by side so each agent is asked for all its pending moves in one batched call.
+Every job that plays games (self-play, gating, evaluation) goes through `play_games` (in worker
+processes, via `parallel.play_match`, which shows the progress): games run side by side so each agent
+is asked for all its pending moves in one batched call.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from tqdm import tqdm
 
 from pipeline.agents import Agent
 
@@ -41,7 +41,6 @@ def play_games(
     seed: int,
     parallel: int = 64,
     record_policies: bool = False,
-    progress: str | None = None,
     first_index: int = 0,
 ) -> tuple[list[GameRecord], MatchStats]:
     """Play one game per seating (a list of agents, one per seat); results come back in order.
@@ -56,7 +55,6 @@ def play_games(
     rngs: dict[int, np.random.Generator] = {}
     queue = iter(range(len(seatings)))
     moves = 0
-    bar = tqdm(total=len(seatings), desc=progress, disable=progress is None, leave=False)
 
     def start_next() -> None:
         gid = next(queue, None)
@@ -95,9 +93,7 @@ def play_games(
                     for other in _distinct(seatings[gid]):
                         other.end(gid)
                     del states[gid], rngs[gid]
-                    bar.update()
                     start_next()
-    bar.close()
     return records, MatchStats(len(seatings), time.perf_counter() - started, moves)
 
 

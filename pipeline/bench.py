@@ -180,6 +180,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--positions", type=int, default=20, help="with --solver: positions per set")
     args = parser.parse_args(argv)
+    if args.solver and not (args.solver / "Test_L1_R3").exists():
+        parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     figures = solver_figures(args.solver, args.positions) if args.solver else run(args.quick)
     print(json.dumps(figures, indent=2) if args.json else _table(figures))

@@ -12,7 +12,6 @@ import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 import torch
@@ -21,7 +20,6 @@ from tqdm import tqdm
 from pipeline.agents import GreedyValueAgent, PlayConfig, RandomAgent, SearchAgent, uct_agent
 from pipeline.arena import GameRecord, play_games
 from pipeline.games import make_game
-from pipeline.games.values import terminal_value
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
@@ -56,9 +54,7 @@ class AgentSpec:
             model.load_state_dict(weights)
             evaluator = CachingEvaluator(NetworkEvaluator(game, model.eval()))
             if self.kind == "greedy":
-                scheme, zero_sum = self.search.value_scheme, self.search.zero_sum
-                end_value = partial(terminal_value, game, scheme=scheme, zero_sum=zero_sum)
-                return GreedyValueAgent(game, evaluator, self.epsilon, self.name, end_value)
+                return GreedyValueAgent(game, evaluator, self.epsilon, self.name, self.search.end_value(game))
             return SearchAgent(game, evaluator, self.search, self.play, self.name)
         if self.kind == "uct":
             seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])

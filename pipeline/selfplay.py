@@ -16,7 +16,6 @@ from pipeline.agents import PlayConfig
 from pipeline.arena import GameRecord
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover
-from pipeline.games.values import terminal_value
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_match
@@ -71,7 +70,8 @@ def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float
 
 def end_values(game, records: list[GameRecord], params: Params) -> list[np.ndarray]:
     """Each game's outcome under the params' value scheme (absolute seats)."""
-    return [terminal_value(game, r.final_state, params.value.scheme, params.value.zero_sum) for r in records]
+    end_value = search_config(params).end_value(game)
+    return [end_value(r.final_state) for r in records]
 
 
 def greedy_td_targets(

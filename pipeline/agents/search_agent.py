@@ -4,11 +4,9 @@ same batched search with a different evaluator and selection rule."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 
-from pipeline.games.values import terminal_value
 from pipeline.search import BatchedSearch, Forest, RolloutEvaluator, SearchConfig
 from pipeline.search.evaluator import Evaluator
 
@@ -33,8 +31,7 @@ class SearchAgent:
         self.play = play
         self.search = BatchedSearch(game, evaluator, search)
         # Room for a whole game's worth of reused subtrees before a tree restarts at its root.
-        end_value = partial(terminal_value, game, scheme=search.value_scheme, zero_sum=search.zero_sum)
-        self.forest = Forest(game, capacity=8 * play.simulations + 16, end_value=end_value)
+        self.forest = Forest(game, capacity=8 * play.simulations + 16, end_value=search.end_value(game))
         self.slots: dict[int, int] = {}
         self.simulations = 0  # simulations run, for throughput figures
 

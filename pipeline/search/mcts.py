@@ -8,10 +8,14 @@ for each new leaf and batches the evaluator call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import numpy as np
 
+from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
 from pipeline.search.kernels import EXPANDED, TERMINAL, backup, select_leaves
@@ -26,6 +30,10 @@ class SearchConfig:
     c_uct: float = 1.41
     value_scheme: str = "win_loss"  # what a finished game is worth (pipeline/games/values.py)
     zero_sum: bool = False
+
+    def end_value(self, game) -> Callable[[Any], np.ndarray]:
+        """A finished game's value vector under this config's scheme: the one place it is built."""
+        return partial(terminal_value, game, scheme=self.value_scheme, zero_sum=self.zero_sum)
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
