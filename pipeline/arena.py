@@ -45,14 +45,16 @@ def play_games(
 ) -> tuple[list[GameRecord], MatchStats]:
     """Play one game per seating (a list of agents, one per seat); results come back in order.
 
-    Game i of a match draws its chance, noise and temperature from its own seed (`seed`, index
-    `first_index + i`), whatever chunk of a match it is played in.
+    Game i of a match draws from its own seed (`seed`, index `first_index + i`), whatever chunk of a
+    match it is played in: the dice from one stream, the agents' noise, temperature and search from
+    another, so no agent's thinking changes the dice a game is played with.
     """
     started = time.perf_counter()
     seeds = [np.random.SeedSequence(seed, spawn_key=(first_index + i,)) for i in range(len(seatings))]
     records = [GameRecord([a.name for a in seating]) for seating in seatings]
     states: dict[int, object] = {}
-    rngs: dict[int, np.random.Generator] = {}
+    rngs: dict[int, np.random.Generator] = {}  # the agents' randomness
+    dice: dict[int, np.random.Generator] = {}  # the game's chance events
     queue = iter(range(len(seatings)))
     moves = 0
 
@@ -61,7 +63,8 @@ def play_games(
         if gid is None:
             return
         rngs[gid] = np.random.default_rng(seeds[gid])
-        states[gid] = game.initial_state(rngs[gid])
+        dice[gid] = np.random.default_rng(seeds[gid].spawn(1)[0])
+        states[gid] = game.initial_state(dice[gid])
         for agent in _distinct(seatings[gid]):
             agent.begin(gid, states[gid], rngs[gid])
 
@@ -82,7 +85,7 @@ def play_games(
                     record.policy_movers.append(mover)
                 record.actions.append(action)
                 record.movers.append(mover)
-                state, _ = game.step(state, action, rngs[gid])
+                state, _ = game.step(state, action, dice[gid])
                 states[gid] = state
                 moves += 1
                 for other in _distinct(seatings[gid]):
@@ -92,7 +95,7 @@ def play_games(
                     record.final_state = state
                     for other in _distinct(seatings[gid]):
                         other.end(gid)
-                    del states[gid], rngs[gid]
+                    del states[gid], rngs[gid], dice[gid]
                     start_next()
     return records, MatchStats(len(seatings), time.perf_counter() - started, moves)
 

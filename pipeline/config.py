@@ -14,7 +14,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from pipeline.games import GAME_NAMES, make_game
+from pipeline.games import make_game
 from pipeline.games.values import SCHEMES
 
 
@@ -94,7 +94,7 @@ class Generation(Section):
 
 
 class Params(Section):
-    game: Literal[GAME_NAMES]  # type: ignore[valid-type]
+    game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
     seed: int = 0
     threads: int = Field(0, ge=0, description="torch threads of single-process stages; 0 = all cores")
     workers: int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
@@ -115,6 +115,12 @@ class Params(Section):
             if item.gen != i + 1 or item.prev != i:
                 raise ValueError(f"item {i} must be {{gen: {i + 1}, prev: {i}}} (generations chain from 1)")
         return generations
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, spec: str) -> str:
+        make_game(spec)  # raises ValueError with the reason
+        return spec
 
     @model_validator(mode="after")
     def _margin_needs_a_margin(self) -> Params:
@@ -143,6 +149,8 @@ def _describe(error: dict) -> str:
         return f"{where}: unknown key (misspelt?)"
     if kind == "missing":
         return f"{where}: required key is missing"
+    if kind == "value_error":  # our validators' own one-line reasons
+        return f"{where}: {error['ctx']['error']}"
     if kind == "literal_error":
         return f"{where}: unknown value {error['input']!r}; expected {error['ctx']['expected']}"
     return f"{where}: {error['msg']} (got {error['input']!r})"

@@ -15,7 +15,10 @@ def with_(**changes):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (with_(game="chess"), "game: unknown value 'chess'; expected 'tictactoe', 'tictacmo'"),
+        (with_(game="chess"), "game: unknown game 'chess'; expected one of tictactoe, tictacmo"),
+        (with_(game="pig(players=3,gaol=20)"), "game: .*unknown option 'gaol'; pig takes options players, goal"),
+        (with_(game="pig(players=9)"), "game: pig: players must be 2 to 6, got 9"),
+        (with_(game="tictacmo(size=4)"), "game: .*tictacmo takes no options"),
         (with_(serch={"c_puct": 1}), "serch: unknown key"),
         (with_(search={"c_puct": "high"}), "search.c_puct: .*valid number"),
         (with_(search={"rollouts": 0}), "search.rollouts: .*greater than or equal to 1"),

@@ -31,7 +31,12 @@ class SearchAgent:
         self.play = play
         self.search = BatchedSearch(game, evaluator, search)
         # Room for a whole game's worth of reused subtrees before a tree restarts at its root.
-        self.forest = Forest(game, capacity=8 * play.simulations + 16, end_value=search.end_value(game))
+        self.forest = Forest(
+            game,
+            8 * play.simulations + 16,
+            end_value=search.end_value(game),
+            max_chance_children=search.max_chance_children,
+        )
         self.slots: dict[int, int] = {}
         self.simulations = 0  # simulations run, for throughput figures
 
@@ -43,7 +48,7 @@ class SearchAgent:
         slots = [self.slots[gid] for gid in game_ids]
         full = [play.full_search_fraction >= 1 or forest.rngs[s].random() < play.full_search_fraction for s in slots]
         for slot in slots:
-            if forest.room(slot) <= play.simulations:
+            if forest.room(slot) <= 2 * play.simulations:  # a simulation adds a chance node and its outcome
                 forest.reset(slot, forest.root_state(slot))
         self.search.prepare_roots(forest, slots, [play.add_noise and f for f in full])
         first = play.simulations if all(full) else play.fast_simulations

@@ -1,25 +1,61 @@
-"""Game registry: `make_game(name)` is the only way the rest of the project obtains a game."""
+"""Game registry: `make_game(spec)` is the only way the rest of the project obtains a game.
+
+A spec is a name with optional integer options, `pig(players=3,goal=50)`, or `openspiel:` followed by
+any OpenSpiel game string, `openspiel:backgammon`. A game's `name` is its full spec, so a worker
+process or a checkpoint check rebuilds exactly the same game from it.
+"""
 
 from __future__ import annotations
 
+import inspect
+import re
+
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect import ConnectGame
+from pipeline.games.pig import PigGame
 
 _GAMES = {
     "tictactoe": lambda: ConnectGame("tictactoe", rows=3, cols=3, k=3, num_players=2, gravity=False),
     "tictacmo": lambda: ConnectGame("tictacmo", rows=3, cols=5, k=3, num_players=3, gravity=False),
     "connect4": lambda: ConnectGame("connect4", rows=6, cols=7, k=4, num_players=2, gravity=True),
     "connect3x3": lambda: ConnectGame("connect3x3", rows=6, cols=7, k=3, num_players=3, gravity=True),
+    "pig": lambda players=2, goal=100: PigGame(players, goal),
 }
+OPENSPIEL_PREFIX = "openspiel:"
 
 GAME_NAMES = tuple(_GAMES)
+_SPEC = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
 
 
-def make_game(name: str) -> Game:
-    try:
-        return _GAMES[name]()
-    except KeyError:
-        raise ValueError(f"unknown game {name!r}; expected one of {', '.join(GAME_NAMES)}") from None
+def make_game(spec: str) -> Game:
+    """The game a spec names; a bad spec raises ValueError with one line saying what was expected."""
+    if spec.startswith(OPENSPIEL_PREFIX):
+        from pipeline.games.openspiel import OpenSpielGame
+
+        return OpenSpielGame(spec[len(OPENSPIEL_PREFIX) :])
+    match = _SPEC.match(spec)
+    if match is None or match.group(1) not in _GAMES:
+        expected = ", ".join(GAME_NAMES)
+        raise ValueError(f"unknown game {spec!r}; expected one of {expected}, or openspiel:<game>")
+    name, options = match.group(1), _options(spec, match.group(2))
+    factory = _GAMES[name]
+    allowed = list(inspect.signature(factory).parameters)
+    unknown = [key for key in options if key not in allowed]
+    if unknown:
+        takes = f"options {', '.join(allowed)}" if allowed else "no options"
+        raise ValueError(f"game {spec!r}: unknown option {unknown[0]!r}; {name} takes {takes}")
+    return factory(**options)
 
 
-__all__ = ["GAME_NAMES", "Game", "IllegalMove", "Symmetry", "make_game"]
+def _options(spec: str, text: str | None) -> dict[str, int]:
+    options: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in (text or "").split(","))):
+        key, _, value = item.partition("=")
+        try:
+            options[key.strip()] = int(value)
+        except ValueError:
+            raise ValueError(f"game {spec!r}: option {item!r} must be name=integer") from None
+    return options
+
+
+__all__ = ["GAME_NAMES", "OPENSPIEL_PREFIX", "Game", "IllegalMove", "Symmetry", "make_game"]

@@ -34,12 +34,12 @@ class PigGame:
         if goal < 2:
             raise ValueError(f"pig: goal must be at least 2, got {goal}")
         self.num_players, self.goal = num_players, goal
-        self.name = "pig"
+        self.name = f"pig(players={num_players},goal={goal})"
         self.observation_shape = (2 * num_players + 1, 1, goal)
         self.margin_scale = float(goal)
 
     def __repr__(self) -> str:
-        return f"PigGame(players={self.num_players}, goal={self.goal})"
+        return self.name
 
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> PigState:

@@ -3,6 +3,11 @@
 Edge statistics live on the parent (visits[node, a], value_sums[node, a, seat]) in absolute seats,
 so backup is a plain add along the path and every node's player reads its own entry (max^n). Game
 states stay Python objects in `states`; everything search touches per simulation is an array.
+
+A move with a random result (seed 001) leads to a CHANCE node whose children are the outcomes seen so
+far, keyed by the game's chance key, at most `max_chance_children` of them: a new key evicts the
+least visited. Each simulation draws a fresh outcome from the game, so edge values converge to the
+chance-weighted mean without the game having to expose probabilities.
 """
 
 from __future__ import annotations
@@ -12,14 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.search.kernels import EXPANDED, TERMINAL, UNEXPANDED
+from pipeline.search.kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
 
 
 class Forest:
-    def __init__(self, game, capacity: int, slots: int = 8, end_value: Callable[[Any], np.ndarray] | None = None):
+    def __init__(
+        self,
+        game,
+        capacity: int,
+        slots: int = 8,
+        end_value: Callable[[Any], np.ndarray] | None = None,
+        max_chance_children: int = 8,
+    ):
         """`end_value` turns a finished game into its value vector (default: the game's scores)."""
         self.game = game
         self.capacity = capacity
+        self.max_chance_children = max_chance_children
         self.end_value = end_value or game.scores
         actions, players = game.num_actions, game.num_players
         nodes = slots * capacity
@@ -32,6 +45,7 @@ class Forest:
         self.status = np.zeros(nodes, dtype=np.int8)
         self.terminal_values = np.zeros((nodes, players), dtype=np.float64)
         self.states: list = [None] * nodes
+        self.outcomes: list = [None] * nodes  # chance node -> {chance key: [child, visits]}
         self.roots = np.zeros(slots, dtype=np.int64)
         self.used = np.zeros(slots, dtype=np.int64)
         self.root_priors = np.zeros((slots, actions), dtype=np.float32)  # priors at the root, noise mixed in
@@ -46,6 +60,7 @@ class Forest:
             extra = np.zeros_like(array) if name != "children" else np.full_like(array, -1)
             setattr(self, name, np.concatenate([array, extra]))
         self.states += [None] * (old * self.capacity)
+        self.outcomes += [None] * (old * self.capacity)
         self.roots = np.concatenate([self.roots, np.zeros(old, dtype=np.int64)])
         self.used = np.concatenate([self.used, np.zeros(old, dtype=np.int64)])
         self.root_priors = np.concatenate([self.root_priors, np.zeros_like(self.root_priors)])
@@ -73,6 +88,7 @@ class Forest:
         self.children[start:used] = -1
         self.status[start:used] = UNEXPANDED
         self.states[start:end] = [None] * self.capacity
+        self.outcomes[start:end] = [None] * self.capacity
         self.used[slot] = 0
         self.roots[slot] = self.add_node(slot, state)
 
@@ -87,6 +103,25 @@ class Forest:
             self.players[node] = self.game.to_play(state)
             self.legal[node] = self.game.legal_mask(state)
         return node
+
+    def add_chance_node(self, slot: int) -> int:
+        node = slot * self.capacity + int(self.used[slot])
+        self.used[slot] += 1
+        self.status[node] = CHANCE
+        self.outcomes[node] = {}
+        return node
+
+    def outcome(self, slot: int, chance: int, key, state) -> int:
+        """The child of chance node `chance` for outcome `key` (reaching `state`), counted as visited
+        once more; a new key beyond `max_chance_children` replaces the least visited outcome."""
+        outcomes = self.outcomes[chance]
+        entry = outcomes.get(key)
+        if entry is None:
+            if len(outcomes) >= self.max_chance_children:
+                del outcomes[min(outcomes, key=lambda k: outcomes[k][1])]
+            entry = outcomes[key] = [self.add_node(slot, state), 0]
+        entry[1] += 1
+        return entry[0]
 
     def room(self, slot: int) -> int:
         return self.capacity - int(self.used[slot])
@@ -109,6 +144,8 @@ class Forest:
         Sound only if that child holds the state the game actually reached; returns False otherwise.
         """
         child = self.children[self.roots[slot], action]
+        if child >= 0 and self.status[child] == CHANCE:
+            child = next((c for c, _ in self.outcomes[child].values() if self.states[c] == state), -1)
         if child < 0 or self.states[child] != state:
             return False
         self.roots[slot] = child

@@ -11,7 +11,8 @@ import math
 import numba as nb
 import numpy as np
 
-UNEXPANDED, EXPANDED, TERMINAL = 0, 1, 2
+UNEXPANDED, EXPANDED, TERMINAL, CHANCE = 0, 1, 2, 3
+MISSING, NEEDS_OUTCOME = -1, -2  # leaf_nodes codes: create the child / draw a chance outcome first
 
 
 @nb.njit(cache=True)
@@ -50,14 +51,17 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
 
 @nb.njit(cache=True)
 def select_leaves(
-    roots, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct, c_uct, ucb1,
+    starts, active, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct, c_uct, ucb1,
     path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
 ):  # fmt: skip
-    """Descend each root to the first missing child (leaf_nodes = -1: create it from leaf_parents /
-    leaf_actions) or to a terminal child (leaf_nodes = that node)."""
-    for g in range(roots.shape[0]):
-        node = roots[g]
-        depth = 0
+    """Descend each active tree from `starts[g]`, appending to its path, until the chosen edge has
+    no child (leaf_nodes = MISSING: create it from leaf_parents / leaf_actions), leads to a chance
+    node (NEEDS_OUTCOME: Python draws an outcome, then resumes here) or to a leaf or terminal node."""
+    for g in range(starts.shape[0]):
+        if not active[g]:
+            continue
+        node = starts[g]
+        depth = path_lengths[g]
         while True:
             prior_row = root_priors[g] if depth == 0 else priors[node]
             action = _choose(node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1)
@@ -65,11 +69,15 @@ def select_leaves(
             path_actions[g, depth] = action
             depth += 1
             child = children[node, action]
+            leaf_parents[g], leaf_actions[g] = node, action
             if child < 0:
-                leaf_parents[g], leaf_actions[g], leaf_nodes[g] = node, action, -1
+                leaf_nodes[g] = MISSING
+                break
+            if status[child] == CHANCE:
+                leaf_nodes[g] = NEEDS_OUTCOME
                 break
             if status[child] != EXPANDED:
-                leaf_parents[g], leaf_actions[g], leaf_nodes[g] = node, action, child
+                leaf_nodes[g] = child
                 break
             node = child
         path_lengths[g] = depth

@@ -3,7 +3,7 @@
 Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximises its own entry of
 the backed-up value vector (max^n, seed 000 section 3), so two-player games need no special path.
 The walk down and the backup run compiled over all trees (`kernels.py`); Python only steps the game
-for each new leaf and batches the evaluator call.
+for each new leaf or chance outcome and batches the evaluator call.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
-from pipeline.search.kernels import EXPANDED, TERMINAL, backup, select_leaves
+from pipeline.search.kernels import EXPANDED, MISSING, TERMINAL, backup, select_leaves
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class SearchConfig:
     c_uct: float = 1.41
     value_scheme: str = "win_loss"  # what a finished game is worth (pipeline/games/values.py)
     zero_sum: bool = False
+    max_chance_children: int = 8  # outcomes kept per chance node (seed 001); least visited evicted
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:
         """A finished game's value vector under this config's scheme: the one place it is built."""
@@ -79,10 +80,14 @@ class BatchedSearch:
             forest.root_priors[slot] = priors
 
     def simulate(self, forest: Forest, slots: list[int], simulations: int) -> None:
-        """Run `simulations` simulations in each slot's tree; `prepare_roots` must have run."""
+        """Run `simulations` simulations in each slot's tree; `prepare_roots` must have run.
+
+        A tree whose walk reaches a chance node pauses while Python draws the outcome, then resumes
+        from it in the next compiled call; the other trees wait with their leaf already found.
+        """
         slots_array = np.asarray(slots)
         g = len(slots)
-        depth = max(int(forest.used[slots_array].max()) + simulations, 2)
+        depth = max(int(forest.used[slots_array].max()) + 2 * simulations, 2)
         path_nodes = np.zeros((g, depth), dtype=np.int64)
         path_actions = np.zeros((g, depth), dtype=np.int64)
         path_lengths = np.zeros(g, dtype=np.int64)
@@ -91,27 +96,42 @@ class BatchedSearch:
         roots, root_priors = forest.roots[slots_array], forest.root_priors[slots_array]
         ucb1 = self.config.selection == "ucb1"
         for _ in range(simulations):
-            select_leaves(
-                roots, root_priors, forest.visits, forest.value_sums, forest.priors, forest.children,
-                forest.legal, forest.players, forest.status, self.config.c_puct, self.config.c_uct, ucb1,
-                path_nodes, path_actions, path_lengths, parents, actions, leaves,
-            )  # fmt: skip
+            starts, active = roots.copy(), np.ones(g, dtype=np.bool_)
+            path_lengths[:] = 0
             pending, pending_rows = [], []
-            for i in range(g):
-                leaf = int(leaves[i])
-                if leaf < 0:
-                    parent, slot = int(parents[i]), slots[i]
-                    state, _ = self.game.step(forest.states[parent], int(actions[i]), forest.rngs[slot])
-                    leaf = forest.add_node(slot, state)
-                    forest.children[parent, actions[i]] = leaf
-                if forest.status[leaf] == TERMINAL:
-                    values[i] = forest.terminal_values[leaf]
-                else:
-                    pending.append(leaf)
-                    pending_rows.append(i)
+            while active.any():
+                select_leaves(
+                    starts, active, root_priors, forest.visits, forest.value_sums, forest.priors, forest.children,
+                    forest.legal, forest.players, forest.status, self.config.c_puct, self.config.c_uct, ucb1,
+                    path_nodes, path_actions, path_lengths, parents, actions, leaves,
+                )  # fmt: skip
+                for i in np.flatnonzero(active):
+                    leaf = self._reach(forest, slots[i], int(parents[i]), int(actions[i]), int(leaves[i]))
+                    if forest.status[leaf] == EXPANDED:  # a chance outcome searched before: walk on
+                        starts[i] = leaf
+                        continue
+                    active[i] = False
+                    if forest.status[leaf] == TERMINAL:
+                        values[i] = forest.terminal_values[leaf]
+                    else:
+                        pending.append(leaf)
+                        pending_rows.append(i)
             if pending:
                 values[pending_rows] = self._evaluate(forest, pending)
             backup(path_nodes, path_actions, path_lengths, values, forest.visits, forest.value_sums)
+
+    def _reach(self, forest: Forest, slot: int, parent: int, action: int, leaf: int) -> int:
+        """The node the walk stopped at, creating it (and drawing a chance outcome) where needed."""
+        if leaf >= 0:
+            return leaf
+        state, key = self.game.step(forest.states[parent], action, forest.rngs[slot])
+        if key is None:  # a deterministic move seen for the first time
+            child = forest.add_node(slot, state)
+            forest.children[parent, action] = child
+            return child
+        if leaf == MISSING:
+            forest.children[parent, action] = forest.add_chance_node(slot)
+        return forest.outcome(slot, int(forest.children[parent, action]), key, state)
 
     def run(self, forest: Forest, slots: list[int], simulations: int, add_noise: bool = False) -> None:
         """Prepare the roots and add `simulations` simulations to every tree."""
