@@ -139,3 +139,11 @@ def mean_score(records: list[GameRecord], name: str) -> float:
     """Mean score per seat played by agent `name`."""
     scores = [r.scores[i] for r in records for i, a in enumerate(r.seating) if a == name]
     return float(np.mean(scores)) if scores else float("nan")
+
+
+def score_interval(records: list[GameRecord], name: str, rival: str) -> dict[str, float]:
+    """`pairwise_score` over the games with a normal 95% confidence interval from per-game scores."""
+    per_game = np.array([pairwise_score([r], name, rival) for r in records])
+    half_width = 1.96 * per_game.std(ddof=1) / np.sqrt(len(per_game)) if len(per_game) > 1 else float("nan")
+    mean = float(per_game.mean())
+    return {"score": mean, "ci95_low": mean - half_width, "ci95_high": mean + half_width, "games": len(per_game)}

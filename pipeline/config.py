@@ -44,6 +44,7 @@ class SearchParams(Section):
     dirichlet_alpha: float = Field(1.0, gt=0)
     dirichlet_epsilon: float = Field(0.25, ge=0, le=1)
     rollouts: int = Field(50, ge=1)
+    max_chance_children: int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
 
 
 class SelfPlayParams(Section):
@@ -80,6 +81,8 @@ class EvaluateParams(Section):
     games_per_seating: int = Field(4, ge=1)
     c_uct: float = Field(1.41, gt=0)
     parallel_games: int = Field(32, ge=1)
+    oracle_games_per_seat: int = Field(500, ge=0, description="two-player Pig: games vs the optimal policy; 0 = off")
+    oracle_hold_at: int = Field(20, ge=1, description="two-player Pig: the 'hold at N' baseline")
 
 
 class TrackingParams(Section):

@@ -9,10 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-import numpy as np
-
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, pairwise_score
+from pipeline.arena import mixed_seatings, score_interval
 from pipeline.cli import entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -40,19 +38,7 @@ def main(argv):
     ]
     seatings = mixed_seatings(game.num_players) * args.games_per_seating
     result = play_match(game.name, specs, seatings, [args.seed, 4], params.selfplay.parallel_games, params.workers)
-    per_game = np.array([pairwise_score([r], "first", "second") for r in result.records])
-    half_width = 1.96 * per_game.std(ddof=1) / np.sqrt(len(per_game))
-    print(
-        json.dumps(
-            {
-                "first": args.first,
-                "second": args.second,
-                "games": len(per_game),
-                "score": float(per_game.mean()),
-                "ci95": [float(per_game.mean() - half_width), float(per_game.mean() + half_width)],
-            }
-        )
-    )
+    print(json.dumps({"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}))
 
 
 if __name__ == "__main__":

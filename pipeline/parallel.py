@@ -17,7 +17,16 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from pipeline.agents import GreedyValueAgent, PlayConfig, RandomAgent, SearchAgent, uct_agent
+from pipeline.agents import (
+    GreedyValueAgent,
+    PigPolicyAgent,
+    PlayConfig,
+    RandomAgent,
+    SearchAgent,
+    hold_at_rolls,
+    optimal_rolls,
+    uct_agent,
+)
 from pipeline.arena import GameRecord, play_games
 from pipeline.games import make_game
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -30,12 +39,13 @@ class AgentSpec:
     """How to build one player in any process."""
 
     name: str
-    kind: str  # "alphazero" | "greedy" | "uct" | "random"
+    kind: str  # "alphazero" | "greedy" | "uct" | "random" | "pig_optimal" | "pig_hold"
     play: PlayConfig = field(default_factory=PlayConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
     seed: int = 0
     epsilon: float = 0.0  # random-move probability of "greedy"
+    hold_at: int = 20  # turn total at which "pig_hold" holds
 
     @classmethod
     def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
@@ -59,6 +69,10 @@ class AgentSpec:
         if self.kind == "uct":
             seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
             return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
+        if self.kind == "pig_optimal":
+            return PigPolicyAgent(game, optimal_rolls(game.goal), self.name)
+        if self.kind == "pig_hold":
+            return PigPolicyAgent(game, hold_at_rolls(game.goal, self.hold_at), self.name)
         return RandomAgent(game, self.name)
 
 

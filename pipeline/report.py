@@ -147,11 +147,36 @@ def write_report(
         "",
         "![fig3b](fig3b.png)",
         "",
+        *_oracle_section(evaluation),
     ]
     write_text(out / "report.md", "\n".join(lines))
     return [
         out / name
         for name in ("report.md", "loss.png", "gate.png", "fig3a.png", "fig3b.png", "generations.csv", "fig3.csv")
+    ]
+
+
+def _oracle_section(evaluation: dict) -> list[str]:
+    """Two-player Pig: the champion's win rate against exact and classic strategies."""
+    rows = evaluation.get("pig_oracle")
+    if not rows:
+        return []
+    table = [
+        {
+            "opponent": r["opponent"],
+            "champion_win_rate": round(r["score"], 4),
+            "ci95": f"{r['ci95_low']:.3f} to {r['ci95_high']:.3f}",
+            "games": r["games"],
+        }
+        for r in rows
+    ]
+    return [
+        "## Oracle: two-player Pig",
+        f"The champion at {evaluation['rollouts']} rollouts, without noise, against the optimal policy (value "
+        "iteration; optimal against optimal wins 50%) and a fixed hold threshold, half the games in each seat.",
+        "",
+        _markdown_table(table),
+        "",
     ]
 
 

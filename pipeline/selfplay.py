@@ -31,6 +31,7 @@ def search_config(params: Params) -> SearchConfig:
         dirichlet_epsilon=s.dirichlet_epsilon,
         value_scheme=v.scheme,
         zero_sum=v.zero_sum,
+        max_chance_children=s.max_chance_children,
     )
 
 

@@ -25,6 +25,8 @@ def main(argv):
         for experiment in ("fig3a", "fig3b_control"):
             for row in results[experiment]:
                 run.log_metrics({f"{experiment}_diff_vs_uct{row['opponent_rollouts']}": row["difference"]})
+        for row in results.get("pig_oracle", []):
+            run.log_metrics({f"win_rate_vs_{row['opponent']}": row["score"]})
 
 
 if __name__ == "__main__":

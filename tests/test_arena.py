@@ -88,5 +88,5 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
     main([*paths, "--games-per-seating", "3", "--rollouts", "4", "--params", str(params)])
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 6
-    assert result["ci95"][0] <= result["score"] <= result["ci95"][1]
+    assert result["ci95_low"] <= result["score"] <= result["ci95_high"]
     assert 0.0 <= result["score"] <= 1.0

@@ -7,7 +7,8 @@ import pytest
 
 from pipeline.games import IllegalMove
 from pipeline.games.pig import HOLD, ROLL, PigGame
-from pipeline.solve import hold_thresholds, main, solve_pig
+from pipeline.pig_solver import hold_thresholds, solve_pig
+from pipeline.solve import main
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -112,11 +112,23 @@ def test_bad_params_stop_a_stage_with_one_line(project):
     assert not (project / "data/selfplay/gen_9.npz").exists()
 
 
-def test_switching_the_game_needs_no_other_change(project):
-    edit_params(project, lambda p: p.update(game="connect4"))
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("connect4", "Seed 000 experiments"),
+        ("pig(players=2,goal=12)", "Oracle: two-player Pig"),  # dice: chance nodes, oracle evaluation
+        ("openspiel:pig(players=3,winscore=12)", "Seed 000 experiments"),  # the OpenSpiel adapter, three players
+    ],
+)
+def test_switching_the_game_needs_no_other_change(project, spec, expected):
+    if spec.startswith("openspiel:"):
+        pytest.importorskip("pyspiel")
+    edit_params(project, lambda p: p.update(game=spec))
+    edit_params(project, lambda p: p["evaluate"].update(oracle_games_per_seat=4))
     try:
         ran = repro(project)
     finally:
         edit_params(project, lambda p: p.update(game="tictacmo"))
     assert "init" in ran and "report" in ran
-    assert "connect4" in (project / "reports/report.md").read_text()
+    report = (project / "reports/report.md").read_text()
+    assert spec in report and expected in report

@@ -1,0 +1,48 @@
+"""Fixed Pig strategies that serve as oracles for two-player Pig: the optimal policy solved by value
+iteration (Neller & Presser) and the classic "hold at 20". No search, no randomness."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from pipeline.games.pig import HOLD, ROLL, PigGame
+from pipeline.pig_solver import solve_pig
+
+
+@lru_cache(maxsize=4)
+def optimal_rolls(goal: int) -> np.ndarray:
+    """rolls[i, j, k]: roll with own score i, opponent score j, turn total k (solved once per process)."""
+    return solve_pig(goal)[1]
+
+
+def hold_at_rolls(goal: int, threshold: int) -> np.ndarray:
+    i, _, k = np.meshgrid(np.arange(goal), np.arange(goal), np.arange(goal), indexing="ij")
+    return (k < threshold) & (i + k < goal)
+
+
+class PigPolicyAgent:
+    def __init__(self, game: PigGame, rolls: np.ndarray, name: str):
+        if not isinstance(game, PigGame) or game.num_players != 2:
+            raise ValueError(f"{name}: a Pig policy table needs two-player Pig, got {game.name}")
+        self.game, self.rolls, self.name = game, rolls, name
+        self._states: dict = {}
+
+    def begin(self, game_id, state, rng):
+        self._states[game_id] = state
+
+    def act(self, game_ids):
+        moves = []
+        for gid in game_ids:
+            s = self._states[gid]
+            own, other = s.scores[s.mover], s.scores[1 - s.mover]
+            reached = own + s.turn_total >= self.game.goal  # holding wins, and is the only legal move
+            moves.append((HOLD if reached or not self.rolls[own, other, s.turn_total] else ROLL, None))
+        return moves
+
+    def observe(self, game_id, action, state):
+        self._states[game_id] = state
+
+    def end(self, game_id):
+        del self._states[game_id]
