@@ -43,7 +43,7 @@ class OpenSpielGame:
         try:
             import pyspiel
         except ImportError:
-            raise ValueError(f"game {self.name!r} needs OpenSpiel: pip install open-spiel") from None
+            raise ValueError(f"game {self.name!r} needs OpenSpiel: pip install -e '.[openspiel]'") from None
         short = game_string.split("(")[0].strip()
         if short not in pyspiel.registered_names():
             raise ValueError(f"game {self.name!r}: OpenSpiel has no game {short!r}")
