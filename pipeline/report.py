@@ -1,10 +1,17 @@
-"""The pipeline's report: loss curves, gate results per generation and seed 000's fig. 3a/3b, as PNG
-plots, CSV tables for `dvc plots`, and a Markdown page that ties them together."""
+"""The pipeline's report: one self-contained HTML page (plots embedded), a Markdown summary beside its
+PNG plots, and CSV tables for `dvc plots`.
+
+Each section comes from the data it needs and is left out when that experiment did not run, so the
+same report serves every game. Every plot's caption says what it measures and at what budget.
+"""
 
 from __future__ import annotations
 
+import base64
 import csv
+import html
 import io
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -14,26 +21,52 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
 
+# AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from ../shared/data/connect4/README.md
+PUBLISHED_MISTAKES = {
+    "Test_L3_R1": 0.0,
+    "Test_L2_R1": 0.0,
+    "Test_L2_R2": 2.7,
+    "Test_L1_R1": 0.0,
+    "Test_L1_R2": 2.0,
+    "Test_L1_R3": 7.0,
+}
+
+
+@dataclass
+class Plot:
+    name: str  # file stem
+    caption: str
+    figure: object
+
+
+@dataclass
+class Section:
+    title: str
+    text: str = ""
+    plots: list[Plot] = field(default_factory=list)
+    tables: list[list[dict]] = field(default_factory=list)
+
 
 def _log_levels(ax, levels: list[int]) -> None:
-    """Opponent levels on a log axis, labelled with the levels themselves."""
+    """Budgets on a log axis, labelled with the budgets themselves."""
     ax.set_xscale("log")
     ax.set_xticks(levels, [str(level) for level in levels])
     ax.minorticks_off()
 
 
-def _save(fig, path: Path) -> None:
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+def _png(figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+    return buffer.getvalue()
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
+def _csv(rows: list[dict]) -> str:
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
     writer.writeheader()
     writer.writerows(rows)
-    write_text(path, buffer.getvalue())
+    return buffer.getvalue()
 
 
 def generation_rows(selfplay: list[dict], train: list[dict], gate: list[dict]) -> list[dict]:
@@ -64,17 +97,10 @@ def fig3_rows(evaluation: dict) -> list[dict]:
     ]
 
 
-def write_report(
-    out: Path, game: str, selfplay: list[dict], train: list[dict], gate: list[dict], evaluation: dict
-) -> list[Path]:
-    """Write every report file under `out`; return the paths written."""
+# --- sections ------------------------------------------------------------------------------------
+def training_section(game: str, selfplay: list[dict], train: list[dict], gate: list[dict]) -> Section:
     gens = generation_rows(selfplay, train, gate)
-    fig3 = fig3_rows(evaluation)
-    _write_csv(out / "generations.csv", gens)
-    _write_csv(out / "fig3.csv", fig3)
     x = [r["generation"] for r in gens]
-    threshold = gate[0]["threshold"] if gate else 0.5
-
     fig, ax = plt.subplots(figsize=(6, 3.5))
     steps, policy, value = [], [], []
     for g, t in enumerate(train, start=1):
@@ -86,102 +112,141 @@ def write_report(
     ax.plot(steps, value, label="value MSE (mean over seats)")
     ax.set(xlabel="generation (epochs within)", ylabel="training loss", title=f"{game}: loss per epoch")
     ax.legend()
-    _save(fig, out / "loss.png")
+    loss = Plot("loss", "Training loss per epoch on the replay window (seed 000's loss convergence).", fig)
 
+    threshold = gate[0]["threshold"] if gate else 0.5
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    colors = ["tab:green" if r["promoted"] else "tab:gray" for r in gens]
-    ax.bar(x, [r["gate_score"] for r in gens], color=colors)
+    ax.bar(x, [r["gate_score"] for r in gens], color=["tab:green" if r["promoted"] else "tab:gray" for r in gens])
     ax.axhline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold}")
     ax.set(
         xlabel="generation", ylabel="candidate's pairwise score vs best", ylim=(0, 1), title="gate (green: promoted)"
     )
     ax.legend()
-    _save(fig, out / "gate.png")
+    games = gate[0].get("gate_games", "?") if gate else "?"
+    gate_plot = Plot(
+        "gate",
+        f"Candidate against the best so far, {games} games a generation over every mixed seating; seed 002 "
+        "expects this near 50% without a long falling trend.",
+        fig,
+    )
 
-    levels = [r["opponent_rollouts"] for r in fig3]
-    rollouts = evaluation["rollouts"]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6, 4.5), sharex=True)
+    top.plot(x, [r["games_per_s"] for r in gens], "o-")
+    top.set(ylabel="games / s", title="self-play speed per generation")
+    bottom.plot(x, [r["simulations_per_s"] for r in gens], "o-", color="tab:orange")
+    bottom.set(xlabel="generation", ylabel="simulations / s")
+    speed = Plot("speed", "Self-play throughput of each generation (all workers together).", fig)
+    return Section("Training", f"{len(gens)} generations.", [loss, gate_plot, speed], [gens])
+
+
+def fig3_section(evaluation: dict) -> Section:
+    rows = fig3_rows(evaluation)
+    levels, rollouts = [r["opponent_rollouts"] for r in rows], evaluation["rollouts"]
+    games = evaluation["fig3a"][0]["games"]
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(levels, [r["alphazero_score"] for r in fig3], "o-", label=f"AlphaZero ({rollouts} rollouts)")
-    ax.plot(levels, [r["opponent_score_vs_alphazero"] for r in fig3], "s-", label="UCT opponents")
+    ax.plot(levels, [r["alphazero_score"] for r in rows], "o-", label=f"AlphaZero ({rollouts} rollouts)")
+    ax.plot(levels, [r["opponent_score_vs_alphazero"] for r in rows], "s-", label="UCT opponents")
     _log_levels(ax, levels)
     ax.set(xlabel="opponent UCT rollouts", ylabel="mean score per game", title="fig. 3a: AlphaZero vs UCT")
     ax.legend()
-    _save(fig, out / "fig3a.png")
-
+    a = Plot("fig3a", f"Mean score per game, {games} games per level over every seat permutation.", fig)
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(levels, [r["alphazero_difference"] for r in fig3], "o-", label=f"AlphaZero ({rollouts} rollouts)")
-    ax.plot(levels, [r["control_difference"] for r in fig3], "s-", label=f"control UCT ({rollouts} rollouts)")
+    ax.plot(levels, [r["alphazero_difference"] for r in rows], "o-", label=f"AlphaZero ({rollouts} rollouts)")
+    ax.plot(levels, [r["control_difference"] for r in rows], "s-", label=f"control UCT ({rollouts} rollouts)")
     ax.axhline(0, color="black", linewidth=0.8)
     _log_levels(ax, levels)
-    ax.set(
-        xlabel="opponent UCT rollouts",
-        ylabel="own score - opponents' score",
-        title="fig. 3b: score difference",
-    )
+    ax.set(xlabel="opponent UCT rollouts", ylabel="own score - opponents' score", title="fig. 3b: score difference")
     ax.legend()
-    _save(fig, out / "fig3b.png")
-
-    verdict = (
-        "at least as well as" if evaluation["alphazero_at_least_control_everywhere"] else "NOT at least as well as"
+    b = Plot("fig3b", "Own mean score minus the opponents', for the champion and for a control UCT.", fig)
+    verdict = "at least as well as" if evaluation["alphazero_at_least_control_everywhere"] else "NOT as well as"
+    text = (
+        f"The champion at {rollouts} rollouts scores {verdict} the control UCT at {rollouts} rollouts against "
+        f"every UCT opponent level (seed 000, fig. 3)."
     )
-    lines = [
-        f"# AlphaZero report: {game}",
-        "",
-        f"{len(gens)} generations. The final champion at {rollouts} rollouts scores {verdict} the control UCT at "
-        f"{rollouts} rollouts against every UCT opponent level (fig. 3b).",
-        "",
-        "## Training loss",
-        "![loss](loss.png)",
-        "",
-        "## Generations",
-        _markdown_table(gens),
-        "",
-        "![gate](gate.png)",
-        "",
-        "## Seed 000 experiments",
-        f"Mean score per game over every seat permutation, {evaluation['fig3a'][0]['games']} games per level.",
-        "",
-        _markdown_table(fig3),
-        "",
-        "![fig3a](fig3a.png)",
-        "",
-        "![fig3b](fig3b.png)",
-        "",
-        *_oracle_section(evaluation),
-    ]
-    write_text(out / "report.md", "\n".join(lines))
-    return [
-        out / name
-        for name in ("report.md", "loss.png", "gate.png", "fig3a.png", "fig3b.png", "generations.csv", "fig3.csv")
-    ]
+    return Section("Seed 000 experiments", text, [a, b], [rows])
 
 
-def _oracle_section(evaluation: dict) -> list[str]:
+def oracle_section(evaluation: dict) -> Section:
     """Two-player Pig: the champion's win rate against exact and classic strategies."""
-    rows = evaluation.get("pig_oracle")
-    if not rows:
-        return []
-    table = [
+    rows = [
         {
             "opponent": r["opponent"],
             "champion_win_rate": round(r["score"], 4),
             "ci95": f"{r['ci95_low']:.3f} to {r['ci95_high']:.3f}",
             "games": r["games"],
         }
-        for r in rows
+        for r in evaluation["pig_oracle"]
     ]
-    return [
-        "## Oracle: two-player Pig",
+    text = (
         f"The champion at {evaluation['rollouts']} rollouts, without noise, against the optimal policy (value "
-        "iteration; optimal against optimal wins 50%) and a fixed hold threshold, half the games in each seat.",
-        "",
-        _markdown_table(table),
-        "",
-    ]
+        "iteration; optimal against optimal wins 50%) and a fixed hold threshold, half the games in each seat."
+    )
+    return Section("Oracle: two-player Pig", text, tables=[rows])
 
 
+def _sections(game: str, selfplay, train, gate, evaluation: dict) -> list[Section]:
+    sections = [training_section(game, selfplay, train, gate)]
+    if "fig3a" in evaluation:
+        sections.append(fig3_section(evaluation))
+    if evaluation.get("pig_oracle"):
+        sections.append(oracle_section(evaluation))
+    return sections
+
+
+# --- output --------------------------------------------------------------------------------------
 def _markdown_table(rows: list[dict]) -> str:
     header = "| " + " | ".join(rows[0]) + " |"
     rule = "| " + " | ".join("---" for _ in rows[0]) + " |"
     body = ["| " + " | ".join(str(v) for v in row.values()) + " |" for row in rows]
     return "\n".join([header, rule, *body])
+
+
+def _html_table(rows: list[dict]) -> str:
+    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r.values()) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}img{max-width:100%}"
+)
+
+
+def write_report(
+    out: Path, game: str, selfplay: list[dict], train: list[dict], gate: list[dict], evaluation: dict
+) -> list[Path]:
+    """Write report.html, report.md, a PNG per plot and CSV tables under `out`; return the paths."""
+    sections = _sections(game, selfplay, train, gate, evaluation)
+    written: list[Path] = []
+    markdown = [f"# AlphaZero report: {game}", "", "The full report with every plot is `report.html`.", ""]
+    page = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(game)}</title><style>{_STYLE}</style>"]
+    page.append(f"<h1>AlphaZero report: {html.escape(game)}</h1>")
+    for section in sections:
+        markdown += [f"## {section.title}", section.text, ""]
+        page += [f"<h2>{html.escape(section.title)}</h2>", f"<p>{html.escape(section.text)}</p>"]
+        for table in section.tables:
+            markdown += [_markdown_table(table), ""]
+            page.append(_html_table(table))
+        for plot in section.plots:
+            png = _png(plot.figure)
+            path = out / f"{plot.name}.png"
+            with atomic_path(path) as tmp:
+                tmp.write_bytes(png)
+            written.append(path)
+            markdown += [f"![{plot.name}]({plot.name}.png)", "", f"*{plot.caption}*", ""]
+            encoded = base64.b64encode(png).decode()
+            page.append(
+                f"<figure><img alt='{plot.name}' src='data:image/png;base64,{encoded}'>"
+                f"<figcaption>{html.escape(plot.caption)}</figcaption></figure>"
+            )
+    tables = {"generations.csv": generation_rows(selfplay, train, gate)}
+    if "fig3a" in evaluation:
+        tables["fig3.csv"] = fig3_rows(evaluation)
+    for name, rows in tables.items():
+        write_text(out / name, _csv(rows))
+        written.append(out / name)
+    write_text(out / "report.md", "\n".join(markdown))
+    write_text(out / "report.html", "\n".join(page) + "\n")
+    return [out / "report.html", out / "report.md", *written]

@@ -65,7 +65,13 @@ def project(tmp_path_factory):
 def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     first = repro(project)
     assert first == {"init", "selfplay@0", "train@0", "gate@0", "selfplay@1", "train@1", "gate@1", "evaluate", "report"}
-    for path in ("models/best/gen_2.ckpt", "metrics/evaluate.json", "reports/report.md", "reports/fig3b.png"):
+    for path in (
+        "models/best/gen_2.ckpt",
+        "metrics/evaluate.json",
+        "reports/report.md",
+        "reports/report.html",
+        "reports/fig3b.png",
+    ):
         assert (project / path).exists(), path
 
     assert repro(project) == set(), "a second run with nothing changed must do nothing"
@@ -93,7 +99,7 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
         r.info.run_name for r in children
     }
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id, "report")}
-    assert "report/report.md" in artifacts
+    assert {"report/report.md", "report/report.html"} <= artifacts
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")
     assert client.get_run(champion.run_id).info.run_name == "gate-gen3"
 

@@ -1,0 +1,41 @@
+"""The report: one self-contained HTML page, a Markdown summary whose images exist, sections only for
+the experiments that ran."""
+
+import re
+
+from pipeline.report import write_report
+
+SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
+TRAIN = [
+    {"policy_loss": 1.0 - g / 10, "value_loss": 0.5, "epochs": [{"policy_loss": 1.0, "value_loss": 0.5}]}
+    for g in range(3)
+]
+GATE = [{"gate_score": 0.6, "promoted": True, "threshold": 0.55, "gate_games": 24} for _ in range(3)]
+
+
+def fig3():
+    rows = [
+        {"opponent_rollouts": level, "score": 0.2, "opponent_score": -0.1, "difference": 0.3, "games": 12}
+        for level in (10, 20)
+    ]
+    return {"rollouts": 8, "fig3a": rows, "fig3b_control": rows, "alphazero_at_least_control_everywhere": True}
+
+
+def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
+    written = write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, fig3())
+    page = (tmp_path / "report.html").read_text()
+    markdown = (tmp_path / "report.md").read_text()
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == ["fig3a.png", "fig3b.png", "gate.png", "loss.png", "speed.png"]
+    assert page.count("data:image/png;base64,") == len(pngs)
+    assert not re.search(r"src=['\"](?!data:)", page), "the page must not load anything from outside"
+    assert all(f"({name})" in markdown for name in pngs)
+    assert set(written) >= {tmp_path / "report.html", tmp_path / "generations.csv", tmp_path / "fig3.csv"}
+
+
+def test_sections_follow_the_experiments_that_ran(tmp_path):
+    oracle = [{"opponent": "optimal", "score": 0.49, "ci95_low": 0.46, "ci95_high": 0.52, "games": 1000}]
+    write_report(tmp_path, "pig(players=2,goal=30)", SELFPLAY, TRAIN, GATE, {"rollouts": 8, "pig_oracle": oracle})
+    page = (tmp_path / "report.html").read_text()
+    assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page
+    assert "Seed 000" not in page and not (tmp_path / "fig3a.png").exists()
