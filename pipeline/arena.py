@@ -117,22 +117,23 @@ def seat_permutations(players: list[int]) -> list[list[int]]:
     return [list(p) for p in dict.fromkeys(itertools.permutations(players))]
 
 
-def pairwise_score(records: list[GameRecord], name: str, rival: str) -> float:
-    """Share of (name seat, rival seat) pairs where `name` scored higher; ties count half."""
-    points, pairs = 0.0, 0
+def pairwise_outcomes(records: list[GameRecord], name: str, rival: str) -> dict[str, float]:
+    """Shares of (name seat, rival seat) pairs where `name` scored higher, equal, lower (seed 002's
+    win / draw / loss rates; for two players exactly the games' results)."""
+    counts = np.zeros(3)
     for record in records:
         for i, a in enumerate(record.seating):
             for j, b in enumerate(record.seating):
                 if a == name and b == rival:
-                    points += (
-                        1.0
-                        if record.scores[i] > record.scores[j]
-                        else 0.5
-                        if record.scores[i] == record.scores[j]
-                        else 0.0
-                    )
-                    pairs += 1
-    return points / pairs if pairs else float("nan")
+                    counts[int(np.sign(record.scores[j] - record.scores[i])) + 1] += 1
+    shares = counts / counts.sum() if counts.sum() else np.full(3, np.nan)
+    return {"win": float(shares[0]), "draw": float(shares[1]), "loss": float(shares[2])}
+
+
+def pairwise_score(records: list[GameRecord], name: str, rival: str) -> float:
+    """Share of (name seat, rival seat) pairs where `name` scored higher; ties count half."""
+    outcomes = pairwise_outcomes(records, name, rival)
+    return outcomes["win"] + outcomes["draw"] / 2
 
 
 def mean_score(records: list[GameRecord], name: str) -> float:

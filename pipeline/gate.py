@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, pairwise_score
+from pipeline.arena import mixed_seatings, pairwise_outcomes
 from pipeline.config import Params
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_match
@@ -16,13 +16,15 @@ from pipeline.selfplay import search_config
 @dataclass
 class GateResult:
     score: float  # share of (candidate, best) seat pairs the candidate outranked; ties count half
+    outcomes: dict[str, float]  # win / draw / loss shares of those pairs (seed 002's curves)
     games: int
     promoted: bool
     seconds: float
 
     @property
     def metrics(self) -> dict[str, float]:
-        return {"gate_score": self.score, "gate_games": self.games, "promoted": float(self.promoted)}
+        outcomes = {f"gate_{kind}": share for kind, share in self.outcomes.items()}
+        return {"gate_score": self.score, "gate_games": self.games, "promoted": float(self.promoted), **outcomes}
 
 
 def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: int, progress=True) -> GateResult:
@@ -46,5 +48,6 @@ def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: in
         workers=params.workers,
         progress=f"gate gen {generation}" if progress else None,
     )
-    score = pairwise_score(result.records, "candidate", "best")
-    return GateResult(score, result.games, score >= params.gate.threshold, result.seconds)
+    outcomes = pairwise_outcomes(result.records, "candidate", "best")
+    score = outcomes["win"] + outcomes["draw"] / 2
+    return GateResult(score, outcomes, result.games, score >= params.gate.threshold, result.seconds)

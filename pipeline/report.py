@@ -116,20 +116,28 @@ def training_section(game: str, selfplay: list[dict], train: list[dict], gate: l
 
     threshold = gate[0]["threshold"] if gate else 0.5
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.bar(x, [r["gate_score"] for r in gens], color=["tab:green" if r["promoted"] else "tab:gray" for r in gens])
+    if all("gate_win" in g for g in gate):  # seed 002's win / draw / loss rates against the best so far
+        bottom = [0.0] * len(gate)
+        for kind, color in (("win", "tab:green"), ("draw", "tab:gray"), ("loss", "tab:red")):
+            shares = [g[f"gate_{kind}"] for g in gate]
+            ax.bar(x, shares, bottom=bottom, color=color, alpha=0.6, label=kind)
+            bottom = [b + v for b, v in zip(bottom, shares)]
+    ax.plot(x, [r["gate_score"] for r in gens], "ko-", label="score (draws half)")
+    for r in gens:
+        if r["promoted"]:
+            ax.annotate("promoted", (r["generation"], r["gate_score"]), textcoords="offset points", xytext=(0, 6),
+                        ha="center", fontsize=7)  # fmt: skip
     ax.axhline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold}")
-    ax.set(
-        xlabel="generation", ylabel="candidate's pairwise score vs best", ylim=(0, 1), title="gate (green: promoted)"
-    )
-    ax.legend()
+    ax.set(xlabel="generation", ylabel="share of seat pairs", ylim=(0, 1.1), title="candidate vs best so far")
+    ax.set_xticks(x)
+    ax.legend(fontsize=7, loc="lower left")
     games = gate[0].get("gate_games", "?") if gate else "?"
     gate_plot = Plot(
         "gate",
-        f"Candidate against the best so far, {games} games a generation over every mixed seating; seed 002 "
-        "expects this near 50% without a long falling trend.",
+        f"Candidate against the best so far, {games} games a generation over every mixed seating: win, draw and "
+        "loss shares of seat pairs. Seed 002 expects about 50% without a long falling trend.",
         fig,
     )
-
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6, 4.5), sharex=True)
     top.plot(x, [r["games_per_s"] for r in gens], "o-")
     top.set(ylabel="games / s", title="self-play speed per generation")

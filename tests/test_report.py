@@ -10,7 +10,18 @@ TRAIN = [
     {"policy_loss": 1.0 - g / 10, "value_loss": 0.5, "epochs": [{"policy_loss": 1.0, "value_loss": 0.5}]}
     for g in range(3)
 ]
-GATE = [{"gate_score": 0.6, "promoted": True, "threshold": 0.55, "gate_games": 24} for _ in range(3)]
+GATE = [
+    {
+        "gate_score": 0.6,
+        "promoted": g != 1,
+        "threshold": 0.55,
+        "gate_games": 24,
+        "gate_win": 0.5,
+        "gate_draw": 0.2,
+        "gate_loss": 0.3,
+    }
+    for g in range(3)
+]
 
 
 def fig3():
