@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -131,38 +132,74 @@ def play_match(
 ) -> MatchResult:
     """Play one game per seating (indices into `specs`, one per seat) on `workers` processes
     (0: one per core; 1: in this process). Records come back in seating order."""
+    return play_matches(game_name, specs, [(seatings, seed)], parallel, workers, record_policies, progress)[0]
+
+
+def play_matches(
+    game_name: str,
+    specs: list[AgentSpec],
+    matches: list[tuple[list[list[int]], object]],
+    parallel: int,
+    workers: int,
+    record_policies: bool = False,
+    progress: str | None = None,
+    on_match: Callable[[int, MatchResult], None] | None = None,
+) -> list[MatchResult]:
+    """Several matches (seatings, seed) on one pool of workers. Each match is cut into its own chunks,
+    so its games depend only on its seatings, seed and the worker count, never on the other matches;
+    `on_match(i, result)` runs as soon as match i is complete (to save it before the rest finish)."""
     started = time.perf_counter()
-    workers = min(worker_count(workers), max(1, len(seatings)))
+    total = sum(len(seatings) for seatings, _ in matches)
+    workers = min(worker_count(workers), max(1, total))
     threads = max(1, (os.cpu_count() or 1) // workers)
-    chunk = max(1, min(parallel, -(-len(seatings) // workers)))
-    starts = list(range(0, len(seatings), chunk))
-    jobs = [(seatings[s : s + chunk], seed, s, parallel, record_policies) for s in starts]
-    bar = tqdm(total=len(seatings), desc=progress, disable=progress is None, leave=False)
-    results = []
+    jobs, owners = [], []  # chunk jobs and the match each belongs to
+    for m, (seatings, seed) in enumerate(matches):
+        chunk = max(1, min(parallel, -(-len(seatings) // workers)))
+        for s in range(0, len(seatings), chunk):
+            jobs.append((seatings[s : s + chunk], seed, s, parallel, record_policies))
+            owners.append(m)
+    bar = tqdm(total=total, desc=progress, disable=progress is None, leave=False)
+    chunks: list[list] = [[] for _ in matches]
+    remaining = [owners.count(m) for m in range(len(matches))]
+    results: list[MatchResult | None] = [None] * len(matches)
+
+    def collect(chunk_result, job, m) -> None:
+        chunks[m].append(chunk_result)
+        bar.update(len(job[0]))
+        remaining[m] -= 1
+        if remaining[m] == 0:
+            results[m] = _match_result(chunks[m], started)
+            if on_match is not None:
+                on_match(m, results[m])
+
     if workers == 1:
-        previous_threads = torch.get_num_threads()
-        _init_worker(game_name, specs, previous_threads)
-        for job in jobs:
-            results.append(_play_chunk(*job))
-            bar.update(len(job[0]))
-    else:
+        _init_worker(game_name, specs, torch.get_num_threads())
+        for job, m in zip(jobs, owners):
+            collect(_play_chunk(*job), job, m)
+    elif jobs:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(
             workers, context, initializer=_init_worker, initargs=(game_name, specs, threads)
         ) as pool:
-            for result, job in zip(pool.map(_play_chunk, *zip(*jobs)), jobs):
-                results.append(result)
-                bar.update(len(job[0]))
+            for chunk_result, job, m in zip(pool.map(_play_chunk, *zip(*jobs)), jobs, owners):
+                collect(chunk_result, job, m)
     bar.close()
+    for m, (seatings, _) in enumerate(matches):
+        if not seatings:
+            results[m] = MatchResult([], 0.0, 0.0, 0, {})
+    return results
+
+
+def _match_result(chunks: list, started: float) -> MatchResult:
     sims: dict[str, int] = {}
-    for _, _, chunk_sims, _ in results:
+    for _, _, chunk_sims, _ in chunks:
         for name, count in chunk_sims.items():
             sims[name] = sims.get(name, 0) + count
-    spans = [span for *_, span in results]
+    spans = [span for *_, span in chunks]
     return MatchResult(
-        records=[r for records, *_ in results for r in records],
+        records=[r for records, *_ in chunks for r in records],
         seconds=time.perf_counter() - started,
         playing_seconds=max(end for _, end in spans) - min(begin for begin, _ in spans),
-        moves=sum(stats.moves for _, stats, *_ in results),
+        moves=sum(stats.moves for _, stats, *_ in chunks),
         simulations=sims,
     )
