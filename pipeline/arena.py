@@ -42,8 +42,10 @@ def play_games(
     parallel: int = 64,
     record_policies: bool = False,
     first_index: int = 0,
+    starts: list | None = None,
 ) -> tuple[list[GameRecord], MatchStats]:
-    """Play one game per seating (a list of agents, one per seat); results come back in order.
+    """Play one game per seating (a list of agents, one per seat), from the game's initial state or
+    from `starts[i]` (an opening); results come back in order.
 
     Game i of a match draws from its own seed (`seed`, index `first_index + i`), whatever chunk of a
     match it is played in: the dice from one stream, the agents' noise, temperature and search from
@@ -64,7 +66,7 @@ def play_games(
             return
         rngs[gid] = np.random.default_rng(seeds[gid])
         dice[gid] = np.random.default_rng(seeds[gid].spawn(1)[0])
-        states[gid] = game.initial_state(dice[gid])
+        states[gid] = starts[gid] if starts is not None else game.initial_state(dice[gid])
         for agent in _distinct(seatings[gid]):
             agent.begin(gid, states[gid], rngs[gid])
 

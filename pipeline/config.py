@@ -76,13 +76,68 @@ class GateParams(Section):
     temperature_moves: int = Field(2, ge=0)
 
 
-class EvaluateParams(Section):
+class Fig3Params(Section):
+    """Seed 000 fig. 3a/3b: the champion and a control UCT against UCT opponents, every seat permutation."""
+
+    enabled: bool = True
     opponent_rollouts: list[int] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
     games_per_seating: int = Field(4, ge=1)
-    c_uct: float = Field(1.41, gt=0)
+
+
+class RatingsParams(Section):
+    """Bradley-Terry ratings of every generation's best network and baselines; the matches against the
+    first network give seed 002's win / draw / loss curves."""
+
+    enabled: bool = True
+    games_per_seating: int = Field(4, ge=1)
+    previous: int = Field(2, ge=0, description="each network also plays this many networks before it")
+    uct_baselines: list[int] = Field(default_factory=lambda: [50], description="UCT rollout budgets")
+
+
+class PigOracleParams(Section):
+    """Two-player Pig: the champion against the optimal policy and against 'hold at N'."""
+
+    enabled: bool = True
+    games_per_seat: int = Field(500, ge=1)
+    hold_at: int = Field(20, ge=1)
+
+
+class AlphaBetaParams(Section):
+    """Connect-4, seed 004's appendix table: champion at each budget against alpha-beta at each depth."""
+
+    enabled: bool = True
+    simulations: list[int] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
+    depths: list[int] = Field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7], min_length=1)
+    games_per_side: int = Field(10, ge=1)
+
+
+class SolverGamesParams(Section):
+    """Connect-4, seed 004 fig. 5: games against the perfect solver, moves until the champion loses."""
+
+    enabled: bool = True
+    simulations: list[int] = Field(default_factory=lambda: [100], min_length=1)
+    games_per_side: int = Field(5, ge=1)
+
+
+class BenchmarkParams(Section):
+    """Connect-4: share of mistakes on the standard test positions, raw policy (0) and search budgets."""
+
+    enabled: bool = True
+    simulations: list[int] = Field(default_factory=lambda: [0, 100], min_length=1)
+    positions_per_set: int = Field(100, ge=1)
+    data_dir: str = Field("../shared/data/connect4", description="folder of test sets, relative to the project")
+    files: list[str] = Field(default_factory=list, description="test files in data_dir or paths; [] = all Test_*")
+
+
+class EvaluateParams(Section):
+    c_uct: float = Field(1.41, gt=0, description="exploration constant of every UCT opponent")
     parallel_games: int = Field(32, ge=1)
-    oracle_games_per_seat: int = Field(500, ge=0, description="two-player Pig: games vs the optimal policy; 0 = off")
-    oracle_hold_at: int = Field(20, ge=1, description="two-player Pig: the 'hold at N' baseline")
+    fig3: Fig3Params = Fig3Params()
+    ratings: RatingsParams = RatingsParams()
+    pig_oracle: PigOracleParams = PigOracleParams()
+    alphabeta: AlphaBetaParams = AlphaBetaParams()
+    solver_games: SolverGamesParams = SolverGamesParams()
+    benchmark: BenchmarkParams = BenchmarkParams()
 
 
 class TrackingParams(Section):

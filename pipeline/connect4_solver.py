@@ -183,7 +183,11 @@ class Connect4Solver:
 
     def column_scores(self, moves: str, weak: bool = False) -> list[int]:
         """Score of playing each column (from the side to move), -1000 for a full column."""
-        position, mask, count = self.parse(moves)
+        return self.position_column_scores(*self.parse(moves), weak)
+
+    def position_column_scores(self, position: int, mask: int, count: int, weak: bool = False) -> list[int]:
+        """`column_scores` of a position given as bitboards: the stones of the side to move, all
+        stones, and how many there are (the layout of `ConnectGame("connect4")`)."""
         scores = []
         for col in range(WIDTH):
             if mask & (1 << ((HEIGHT - 1) + col * (HEIGHT + 1))):
@@ -195,5 +199,9 @@ class Connect4Solver:
             elif count + 1 == CELLS:
                 scores.append(0)
             else:
-                scores.append(-self.solve(moves.strip() + str(col + 1), weak))
+                # After the move the opponent is to move: its stones are the others, `position ^ mask`.
+                score = int(
+                    _solve(np.uint64(position ^ mask), np.uint64(mask | move), count + 1, weak, self.keys, self.values)
+                )
+                scores.append(-(int(np.sign(score)) if weak else score))
         return scores

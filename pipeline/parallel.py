@@ -28,6 +28,7 @@ from pipeline.agents import (
     optimal_rolls,
     uct_agent,
 )
+from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.arena import GameRecord, play_games
 from pipeline.games import make_game
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -40,13 +41,14 @@ class AgentSpec:
     """How to build one player in any process."""
 
     name: str
-    kind: str  # "alphazero" | "greedy" | "uct" | "random" | "pig_optimal" | "pig_hold"
+    kind: str  # "alphazero" | "greedy" | "uct" | "random" | "pig_optimal" | "pig_hold" | "alphabeta" | "solver"
     play: PlayConfig = field(default_factory=PlayConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
     seed: int = 0
     epsilon: float = 0.0  # random-move probability of "greedy"
     hold_at: int = 20  # turn total at which "pig_hold" holds
+    depth: int = 0  # search depth of "alphabeta"
 
     @classmethod
     def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
@@ -70,6 +72,10 @@ class AgentSpec:
         if self.kind == "uct":
             seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
             return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
+        if self.kind == "alphabeta":
+            return AlphaBetaAgent(game, self.depth, self.name)
+        if self.kind == "solver":
+            return PerfectConnect4Agent(game, self.name)
         if self.kind == "pig_optimal":
             return PigPolicyAgent(game, optimal_rolls(game.goal), self.name)
         if self.kind == "pig_hold":
@@ -102,14 +108,13 @@ def _init_worker(game_name: str, specs: list[AgentSpec], threads: int) -> None:
     _worker.update(game=make_game(game_name), specs=specs)
 
 
-def _play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool):
+def _play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool, starts):
     """One chunk of a match with agents built afresh, so its games depend on nothing else."""
     started = time.time()  # wall clock: comparable across worker processes
     game = _worker["game"]
     agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
-    records, stats = play_games(
-        game, [[agents[i] for i in seating] for seating in seatings], seed, parallel, record, first_index=first_index
-    )
+    tables = [[agents[i] for i in seating] for seating in seatings]
+    records, stats = play_games(game, tables, seed, parallel, record, first_index=first_index, starts=starts)
     sims: dict[str, int] = {}
     for agent in agents:
         sims[agent.name] = sims.get(agent.name, 0) + getattr(agent, "simulations", 0)
@@ -138,25 +143,27 @@ def play_match(
 def play_matches(
     game_name: str,
     specs: list[AgentSpec],
-    matches: list[tuple[list[list[int]], object]],
+    matches: list[tuple],
     parallel: int,
     workers: int,
     record_policies: bool = False,
     progress: str | None = None,
     on_match: Callable[[int, MatchResult], None] | None = None,
 ) -> list[MatchResult]:
-    """Several matches (seatings, seed) on one pool of workers. Each match is cut into its own chunks,
+    """Several matches, each (seatings, seed) or (seatings, seed, opening states), on one pool of
+    workers. Each match is cut into its own chunks,
     so its games depend only on its seatings, seed and the worker count, never on the other matches;
     `on_match(i, result)` runs as soon as match i is complete (to save it before the rest finish)."""
     started = time.perf_counter()
-    total = sum(len(seatings) for seatings, _ in matches)
+    total = sum(len(match[0]) for match in matches)
     workers = min(worker_count(workers), max(1, total))
     threads = max(1, (os.cpu_count() or 1) // workers)
     jobs, owners = [], []  # chunk jobs and the match each belongs to
-    for m, (seatings, seed) in enumerate(matches):
+    for m, (seatings, seed, *openings) in enumerate(matches):
+        starts = openings[0] if openings else None
         chunk = max(1, min(parallel, -(-len(seatings) // workers)))
         for s in range(0, len(seatings), chunk):
-            jobs.append((seatings[s : s + chunk], seed, s, parallel, record_policies))
+            jobs.append((seatings[s : s + chunk], seed, s, parallel, record_policies, starts and starts[s : s + chunk]))
             owners.append(m)
     bar = tqdm(total=total, desc=progress, disable=progress is None, leave=False)
     chunks: list[list] = [[] for _ in matches]
@@ -184,8 +191,8 @@ def play_matches(
             for chunk_result, job, m in zip(pool.map(_play_chunk, *zip(*jobs)), jobs, owners):
                 collect(chunk_result, job, m)
     bar.close()
-    for m, (seatings, _) in enumerate(matches):
-        if not seatings:
+    for m, match in enumerate(matches):
+        if not match[0]:
             results[m] = MatchResult([], 0.0, 0.0, 0, {})
     return results
 

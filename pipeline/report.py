@@ -192,12 +192,119 @@ def oracle_section(evaluation: dict) -> Section:
     return Section("Oracle: two-player Pig", text, tables=[rows])
 
 
+def ratings_section(evaluation: dict) -> Section:
+    """Bradley-Terry ratings per generation with intervals, baselines as lines; seed 002's W/D/L curves."""
+    table = evaluation["ratings"]
+    by_name = {row["name"]: row for row in table}
+    player_of = {int(g): name for g, name in evaluation["player_of_generation"].items()}
+    gens = sorted(player_of)
+    rating = [by_name[player_of[g]]["rating"] for g in gens]
+    low = [by_name[player_of[g]]["rating"] - by_name[player_of[g]]["ci_low"] for g in gens]
+    high = [by_name[player_of[g]]["ci_high"] - by_name[player_of[g]]["rating"] for g in gens]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.errorbar(gens, rating, yerr=[low, high], fmt="o-", capsize=3, label="best network of the generation")
+    for name, row in by_name.items():
+        if not name.startswith("gen"):
+            ax.axhline(row["rating"], linestyle=":", color="tab:gray")
+            ax.annotate(name, (gens[0], row["rating"]), textcoords="offset points", xytext=(2, 3), fontsize=7)
+    ax.set(xlabel="generation", ylabel="Elo (generation 0 = 0)", title="rating over generations")
+    ax.set_xticks(gens)
+    ax.legend(fontsize=7)
+    games = sum(row["games"] for row in table) // 2
+    plots = [
+        Plot(
+            "ratings",
+            f"Bradley-Terry ratings on the Elo scale with 95% intervals, fitted from {games} pairwise results "
+            "between the generations' best networks and UCT baselines (dotted).",
+            fig,
+        )
+    ]
+    rows = evaluation["versus_first"]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    x = [r["generation"] for r in rows]
+    for kind, color in (("win", "tab:green"), ("draw", "tab:gray"), ("loss", "tab:red")):
+        ax.plot(x, [r[kind] for r in rows], "o-", color=color, label=kind)
+    ax.set(xlabel="generation", ylabel="share of seat pairs", ylim=(0, 1), title="against the first network")
+    ax.set_xticks(x)
+    ax.legend(fontsize=7)
+    plots.append(Plot("versus_first", "Seed 002: win / draw / loss rate of each generation's best network "
+                      "against the untrained first network.", fig))  # fmt: skip
+    rounded = [
+        {k: round(v, 1) if isinstance(v, float) else v for k, v in row.items()}
+        for row in sorted(table, key=lambda r: -r["rating"])
+    ]
+    return Section("Ratings", "", plots, [rounded])
+
+
+def alphabeta_section(evaluation: dict) -> Section:
+    """Seed 004's appendix table as a heat map: champion budget x alpha-beta depth."""
+    data = evaluation["alphabeta"]
+    sims, depths = data["simulations"], data["depths"]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), sharey=True)
+    for ax, side in zip(axes, ("first", "second", "both")):
+        grid = [[data[side][i][j] for j in range(len(depths))] for i in range(len(sims))]
+        image = ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn", aspect="auto")
+        for i in range(len(sims)):
+            for j in range(len(depths)):
+                ax.text(j, i, f"{grid[i][j]:.2f}", ha="center", va="center", fontsize=7)
+        ax.set_xticks(range(len(depths)), depths)
+        ax.set_yticks(range(len(sims)), sims)
+        ax.set(xlabel="alpha-beta depth", title=f"champion moving {side}" if side != "both" else "both sides")
+    axes[0].set_ylabel("champion simulations")
+    fig.colorbar(image, ax=axes, shrink=0.8, label="champion score (draw half)")
+    caption = (
+        f"Champion against depth-limited alpha-beta (open-threes heuristic), {data['games_per_side']} games with "
+        "each side first per cell, as in seed 004's appendix."
+    )
+    return Section("Alpha-beta table (seed 004)", "", [Plot("alphabeta", caption, fig)])
+
+
+def solver_section(evaluation: dict) -> Section:
+    rows = [{k: round(v, 2) if isinstance(v, float) else v for k, v in r.items()} for r in evaluation["solver_games"]]
+    text = (
+        "Games against the perfect solver (seed 004 fig. 5): the first player can force a win, so the champion "
+        "loses as second player at best; `moves_to_loss` counts the champion's moves in the games it lost."
+    )
+    return Section("Against the perfect solver", text, tables=[rows])
+
+
+def benchmark_section(evaluation: dict) -> Section:
+    rows = evaluation["benchmark"]
+    files = list(dict.fromkeys(r["set"] for r in rows))
+    choosers = list(dict.fromkeys(r["chooser"] for r in rows))
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    width = 0.8 / (len(choosers) + 1)
+    for k, chooser in enumerate(choosers):
+        values = {r["set"]: r["percent"] for r in rows if r["chooser"] == chooser}
+        ax.bar([i + k * width for i in range(len(files))], [values.get(f, 0) for f in files], width, label=chooser)
+    published = [PUBLISHED_MISTAKES.get(f) for f in files]
+    ax.bar([i + len(choosers) * width for i in range(len(files))], [p or 0 for p in published], width,
+           color="black", alpha=0.3, label="AlphaZero.jl, 600 sims (published)")  # fmt: skip
+    ax.set_xticks([i + width * len(choosers) / 2 for i in range(len(files))], files, rotation=20, fontsize=7)
+    ax.set(ylabel="mistakes (%)", title="Connect-4 test positions")
+    ax.legend(fontsize=7)
+    positions = rows[0]["positions"]
+    caption = (
+        f"Share of moves whose win/draw/loss outcome is worse than the best available, {positions} positions per "
+        "set, for the raw policy and for search; grey: the published AlphaZero.jl figures."
+    )
+    table = [{k: round(v, 2) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
+    return Section("Connect-4 benchmark", "", [Plot("benchmark", caption, fig)], [table])
+
+
 def _sections(game: str, selfplay, train, gate, evaluation: dict) -> list[Section]:
     sections = [training_section(game, selfplay, train, gate)]
-    if "fig3a" in evaluation:
-        sections.append(fig3_section(evaluation))
-    if evaluation.get("pig_oracle"):
-        sections.append(oracle_section(evaluation))
+    builders = {
+        "ratings": ratings_section,
+        "fig3a": fig3_section,
+        "pig_oracle": oracle_section,
+        "alphabeta": alphabeta_section,
+        "solver_games": solver_section,
+        "benchmark": benchmark_section,
+    }
+    sections += [build(evaluation) for key, build in builders.items() if evaluation.get(key)]
+    if evaluation.get("skipped"):
+        sections.append(Section("Experiments not run", " ".join(evaluation["skipped"])))
     return sections
 
 

@@ -90,9 +90,10 @@ class StageRun:
         self.client, self.params = client, params
         self.parent_id, self.run_id, self.generation = parent_id, run_id, generation
 
-    def log_metrics(self, metrics: dict[str, float], prefix: str = "") -> None:
-        """On the child run, and on the parent with the generation as step (curves over generations)."""
-        step = self.generation or 0
+    def log_metrics(self, metrics: dict[str, float], prefix: str = "", step: int | None = None) -> None:
+        """On the child run, and on the parent with the generation as step (curves over generations);
+        `step` names another generation (evaluation's rating of every generation)."""
+        step = step if step is not None else self.generation or 0
         for key, value in metrics.items():
             self.client.log_metric(self.run_id, f"{prefix}{key}", float(value), step=step)
             self.client.log_metric(self.parent_id, f"{prefix}{key}", float(value), step=step)

@@ -1,4 +1,5 @@
-"""Stage `evaluate`: seed 000's fig. 3a/3b experiments for the final generation's best network."""
+"""Stage `evaluate`: the experiments switched on in `params.yaml` for the final generation's best
+network (and, for ratings, every generation's), with finished matches cached in `data/matches`."""
 
 import sys
 
@@ -18,13 +19,16 @@ def main(argv):
     params = load_params()
     set_threads(params)
     game = make_game(params.game)
-    champion = load_checkpoint(paths.best(final), game.name)
+    networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:
-        results = run_evaluation(game, champion, params, progress=sys.stderr.isatty())
+        results = run_evaluation(game, networks, params, paths.MATCHES, progress=sys.stderr.isatty())
         write_json(paths.EVALUATION, results)
         for experiment in ("fig3a", "fig3b_control"):
-            for row in results[experiment]:
+            for row in results.get(experiment, []):
                 run.log_metrics({f"{experiment}_diff_vs_uct{row['opponent_rollouts']}": row["difference"]})
+        ratings = {row["name"]: row["rating"] for row in results.get("ratings", [])}
+        for generation, player in results.get("player_of_generation", {}).items():
+            run.log_metrics({"elo": ratings[player]}, step=int(generation))
         for row in results.get("pig_oracle", []):
             run.log_metrics({f"win_rate_vs_{row['opponent']}": row["score"]})
 

@@ -25,4 +25,5 @@ def metrics(stage: str, gen: int) -> Path:
 
 
 EVALUATION = Path("metrics/evaluate.json")
+MATCHES = Path("data/matches")  # finished evaluation matches, kept across runs
 REPORTS = Path("reports")

@@ -19,7 +19,14 @@ TINY = {
     "selfplay": {"games": 6, "parallel_games": 6},
     "train": {"epochs": 1},
     "gate": {"games_per_seating": 1, "threshold": 0.0},  # every candidate is promoted
-    "evaluate": {"opponent_rollouts": [4, 8], "games_per_seating": 1},
+    "evaluate": {
+        "fig3": {"opponent_rollouts": [4, 8], "games_per_seating": 1},
+        "ratings": {"games_per_seating": 1, "uct_baselines": [4]},
+        "pig_oracle": {"games_per_seat": 4},
+        "alphabeta": {"simulations": [4], "depths": [1, 2], "games_per_side": 1},
+        "solver_games": {"simulations": [4], "games_per_side": 1},
+        "benchmark": {"simulations": [0, 4], "positions_per_set": 3},
+    },
 }
 
 
@@ -79,7 +86,7 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     edit_params(project, lambda p: p["generations"].append({"gen": 3, "prev": 2}))
     assert repro(project) == {"selfplay@2", "train@2", "gate@2", "evaluate", "report"}
 
-    edit_params(project, lambda p: p["evaluate"].update(games_per_seating=2))
+    edit_params(project, lambda p: p["evaluate"]["fig3"].update(games_per_seating=2))
     assert repro(project) == {"evaluate", "report"}
 
     from mlflow import MlflowClient
@@ -130,7 +137,6 @@ def test_switching_the_game_needs_no_other_change(project, spec, expected):
     if spec.startswith("openspiel:"):
         pytest.importorskip("pyspiel")
     edit_params(project, lambda p: p.update(game=spec))
-    edit_params(project, lambda p: p["evaluate"].update(oracle_games_per_seat=4))
     try:
         ran = repro(project)
     finally:
