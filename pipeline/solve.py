@@ -5,6 +5,10 @@ Connect-4: one position a line on standard input (1-based columns from the empty
 standard test sets; anything after the first space is ignored); prints `MOVES s1 ... s7`, the score of
 each column from the side to move (-1000 for a full column), or only win/draw/loss signs with --weak.
 A bad line gets one error line on standard error naming it, and the next line goes on.
+
+Tic-Tac-Mo: `python -m pipeline.solve tictacmo [--moves "8 1 2"] [--tie-break next]` prints the max^n
+score vector (seats X O A) of the empty board or of the position after the given 1-based cells, the
+vector after each legal move, the number of positions solved and the time taken.
 """
 
 from __future__ import annotations
@@ -31,6 +35,26 @@ def solve_connect4_lines(lines, weak: bool) -> None:
         print(moves, *scores, flush=True)
 
 
+def solve_tictacmo_position(moves: str, tie_break: str) -> None:
+    from pipeline.games import IllegalMove, make_game
+    from pipeline.tictacmo_solver import solve_tictacmo
+
+    game = make_game("tictacmo")
+    state = game.initial_state()
+    for n, text in enumerate(moves.replace(",", " ").split(), start=1):
+        try:
+            state, _ = game.step(state, game.parse_move(state, text))
+        except IllegalMove as err:
+            raise SystemExit(f"error: move {n} ({text}): {err}") from None
+    solution = solve_tictacmo(state, tie_break)
+    vector = " ".join(f"{v:+.0f}" for v in solution.value)
+    print(game.render(state))
+    print(f"tictacmo max^n value (seats X O A, tie-break {tie_break}): {vector}")
+    for action, value in solution.move_values.items():
+        print(f"  move {game.format_move(action):>2}: " + " ".join(f"{v:+.0f}" for v in value))
+    print(f"{solution.positions} positions solved in {solution.seconds:.1f} s")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m pipeline.solve", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="game", required=True)
@@ -39,9 +63,15 @@ def main(argv: list[str] | None = None) -> None:
     pig.add_argument("--policy", action="store_true", help="print the hold threshold for every (i, j)")
     connect4 = sub.add_parser("connect4", help="per-column scores of Connect-4 positions read from stdin")
     connect4.add_argument("--weak", action="store_true", help="win/draw/loss signs only (faster)")
+    tictacmo = sub.add_parser("tictacmo", help="max^n values of Tic-Tac-Mo, from the empty board or --moves")
+    tictacmo.add_argument("--moves", default="", help="1-based cells played from the empty board, e.g. '8 1 2'")
+    tictacmo.add_argument("--tie-break", default="next", choices=("next", "previous", "first"))
     args = parser.parse_args(argv)
     if args.game == "connect4":
         solve_connect4_lines(sys.stdin, args.weak)
+        return
+    if args.game == "tictacmo":
+        solve_tictacmo_position(args.moves, args.tie_break)
         return
     if args.goal < 2:
         parser.error("--goal must be at least 2")
