@@ -16,6 +16,7 @@ from pathlib import Path
 
 from pipeline.atomic import write_json
 from pipeline.config import Params
+from pipeline.nets.checkpoint import CheckpointError
 
 RUN_FILE = Path("models/run.json")
 CHAMPION_ALIAS = "champion"
@@ -25,8 +26,10 @@ log = logging.getLogger(__name__)
 def tracking_uri(params: Params, root: Path | str = ".") -> str:
     """The params' URI, else the embedded store: an absolute SQLite path at the project root, so DVC's
     temporary experiment copies log to the same database."""
-    if params.tracking.tracking_uri:
-        return params.tracking.tracking_uri
+    return params.tracking.tracking_uri or default_tracking_uri(root)
+
+
+def default_tracking_uri(root: Path | str = ".") -> str:
     return f"sqlite:///{Path(root).resolve() / 'mlflow.db'}"
 
 
@@ -123,3 +126,21 @@ class StageRun:
 
     def finish_pipeline(self) -> None:
         self.client.set_terminated(self.parent_id, "FINISHED")
+
+
+def download_champion(tracking_uri: str, model_name: str, directory: Path) -> Path:
+    """Download the checkpoint that the registered model's `champion` alias points at."""
+    store = tracking_uri.removeprefix("sqlite:///")
+    if store != tracking_uri and not Path(store).exists():  # MLflow would create an empty store
+        raise CheckpointError(f"no MLflow store at {tracking_uri} (run the pipeline, or give --tracking-uri)")
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    from mlflow import MlflowClient, artifacts
+    from mlflow.exceptions import MlflowException
+
+    try:
+        version = MlflowClient(tracking_uri=tracking_uri).get_model_version_by_alias(model_name, CHAMPION_ALIAS)
+        path = artifacts.download_artifacts(version.source, dst_path=str(directory), tracking_uri=tracking_uri)
+    except MlflowException as err:
+        reason = str(err.message).splitlines()[0]
+        raise CheckpointError(f"{tracking_uri}: no {CHAMPION_ALIAS} of model {model_name!r} ({reason})") from None
+    return Path(path)

@@ -31,6 +31,11 @@ def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str =
         torch.save(payload, tmp)
 
 
+def checkpoint_game(path: Path) -> str:
+    """The game spec a checkpoint was trained for (load it with `load_checkpoint` first for errors)."""
+    return torch.load(path, map_location="cpu", weights_only=True)["game"]
+
+
 def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShape | None = None) -> SENet:
     """Load weights with `weights_only=True`; fail with one clear line on any mismatch."""
     path = Path(path)

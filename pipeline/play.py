@@ -1,0 +1,136 @@
+"""Play against the champion in the terminal: `python -m pipeline.play [CHECKPOINT | --champion] [--seats ...]`.
+
+`--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
+input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
+`random`; `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--sims`). Any game, any
+number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. The default seats the person first
+and the network everywhere else. The board is shown before each human move; moves are typed in the
+game's notation (`4` for a Connect-4 column, `roll`/`hold` in Pig); a bad one gets a message and a new
+prompt. Agents play their best move (no noise, no sampling); dice are rolled from `--seed`. When the
+game ends the final board and every seat's score are printed. Without a network (no CHECKPOINT, no
+--champion) `--game` names the game and only `human`, `uct` and `random` seats can play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_agent
+from pipeline.analyse import add_network_arguments, load_network
+from pipeline.cli import entry_point
+from pipeline.games import Game, IllegalMove
+from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.search import SearchConfig
+
+SEAT_KINDS = ("human", "az", "uct", "random")
+
+
+class HumanAgent:
+    """A person at the terminal behind the `Agent` interface, so the game loop treats every seat alike."""
+
+    def __init__(self, game: Game, name: str):
+        self.game, self.name, self.state = game, name, None
+
+    def begin(self, game_id, state, rng):
+        self.state = state
+
+    def act(self, game_ids):
+        legal = " ".join(self.game.format_move(a) for a in self.game.legal_actions(self.state))
+        print(self.game.render(self.state))
+        while True:
+            print(f"{self.name} to move [{legal}]: ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line:
+                raise SystemExit("error: the input ended before the game did")
+            if not sys.stdin.isatty():
+                print(line.strip())  # piped moves read like a transcript
+            try:
+                return [(self.game.parse_move(self.state, line), None)]
+            except IllegalMove as err:
+                print(f"illegal move: {err}; try again")
+
+    def observe(self, game_id, action, state):
+        self.state = state
+
+    def end(self, game_id):
+        self.state = None
+
+
+def parse_seats(text: str, num_players: int) -> list[tuple[str, int | None]]:
+    """`human,az:200,uct` -> [(kind, budget)]; ValueError with one line on anything else."""
+    seats = []
+    for word in text.split(","):
+        kind, _, budget = word.strip().partition(":")
+        if kind not in SEAT_KINDS:
+            raise ValueError(f"--seats: unknown seat {word.strip()!r}; expected one of {', '.join(SEAT_KINDS)}")
+        if budget and (kind not in ("az", "uct") or not budget.isdigit() or int(budget) < 1):
+            raise ValueError(f"--seats: {word.strip()!r}: only az and uct take a budget, a positive integer")
+        seats.append((kind, int(budget) if budget else None))
+    if len(seats) != num_players:
+        raise ValueError(f"--seats names {len(seats)} seats, but the game has {num_players} players")
+    return seats
+
+
+def make_agents(game: Game, seats: list[tuple[str, int | None]], model, sims: int, seed: int) -> list[Agent]:
+    evaluator = NetworkEvaluator(game, model) if model is not None else None
+    agents = []
+    for seat, (kind, budget) in enumerate(seats):
+        name = f"seat {seat} ({kind})"
+        if kind == "human":
+            agents.append(HumanAgent(game, name))
+        elif kind == "az":
+            agents.append(SearchAgent(game, evaluator, SearchConfig(), PlayConfig(simulations=budget or sims), name))
+        elif kind == "uct":
+            agents.append(uct_agent(game, budget or sims, seed=seed + seat, name=name))
+        else:
+            agents.append(RandomAgent(game, name))
+    return agents
+
+
+def play_game(game: Game, agents: list[Agent], seed: int) -> np.ndarray:
+    """One game, announcing every move; returns the scores (absolute seats)."""
+    dice = np.random.default_rng([seed, 1])  # chance events from a stream of their own, as in the arena
+    state = game.initial_state(dice)
+    for seat, agent in enumerate(agents):
+        agent.begin(0, state, np.random.default_rng([seed, 2, seat]))
+    while not game.is_terminal(state):
+        mover = agents[game.to_play(state)]
+        [(action, _)] = mover.act([0])
+        state, chance = game.step(state, action, dice)
+        outcome = "" if chance is None else f" (chance: {chance})"
+        print(f"{mover.name} plays {game.format_move(action)}{outcome}", flush=True)
+        for agent in agents:
+            agent.observe(0, action, state)
+    for agent in agents:
+        agent.end(0)
+    print(game.render(state))
+    return game.scores(state)
+
+
+@entry_point
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m pipeline.play", description=__doc__.splitlines()[0])
+    add_network_arguments(parser)
+    parser.add_argument("--seats", help="who sits where, e.g. human,az or az,human,uct:500 (default human,az,...)")
+    parser.add_argument("--sims", type=int, default=50, help="search budget of az and uct seats without their own")
+    parser.add_argument("--seed", type=int, default=0, help="dice and the random players")
+    args = parser.parse_args(argv)
+    if args.sims < 1:
+        parser.error("--sims must be at least 1")
+    game, model = load_network(parser, args)
+    try:
+        seats = parse_seats(args.seats or ",".join(["human"] + ["az"] * (game.num_players - 1)), game.num_players)
+    except ValueError as err:
+        parser.error(str(err))
+    if model is None and any(kind == "az" for kind, _ in seats):
+        parser.error("az seats need a network: give a CHECKPOINT or --champion (or seat uct, random)")
+    agents = make_agents(game, seats, model, args.sims, args.seed)
+    scores = play_game(game, agents, args.seed)
+    print("scores: " + ", ".join(f"{agent.name} {score:+g}" for agent, score in zip(agents, scores)))
+
+
+if __name__ == "__main__":
+    main()

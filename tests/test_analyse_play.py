@@ -1,0 +1,114 @@
+"""`pipeline.analyse` and `pipeline.play` on tiny random networks: positions in each game's notation,
+bad lines reported by number, a human game fed through standard input, and the MLflow champion."""
+
+import io
+import json
+
+import pytest
+import torch
+
+from pipeline import analyse, play
+from pipeline.config import parse_params
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets.senet import NetworkShape, SENet
+
+
+def tiny_checkpoint(path, spec):
+    game = make_game(spec)
+    torch.manual_seed(0)
+    save_checkpoint(path, SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
+    return str(path)
+
+
+def run(main, argv, text, monkeypatch, capsys):
+    """Call a command with `text` as its standard input; return (exit status, stdout, stderr)."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    try:
+        main(argv)
+        status = 0
+    except SystemExit as exit:
+        status = exit.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("sims", [0, 8])
+def test_connect4_lines_in_test_set_notation(tmp_path, monkeypatch, capsys, sims):
+    checkpoint = tiny_checkpoint(tmp_path / "c4.ckpt", "connect4")
+    lines = "32164625 11\n\n448x\n4444444\n6146 18\n"
+    status, out, err = run(analyse.main, [checkpoint, "--sims", str(sims), "--json"], lines, monkeypatch, capsys)
+    assert status == 1  # some lines were bad
+    assert err.splitlines() == [
+        "error: line 3 (448x): move 8 is not legal here",
+        "error: line 4 (4444444): move 4 is not legal here",
+    ]
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r["line"] for r in results] == [1, 2, 5]  # the lines after a bad one are analysed
+    assert results[0]["moves"] == list("32164625") and results[1]["moves"] == []
+    for result in results:
+        assert result["sims"] == sims and len(result["value"]) == 2
+        assert list(result["policy"]) == [str(c) for c in range(1, 8)]
+        assert sum(result["policy"].values()) == pytest.approx(1, abs=1e-5)
+        assert result["policy"][result["move"]] == max(result["policy"].values())
+    status, text, _ = run(analyse.main, [checkpoint, "--sims", str(sims)], "6146\n", monkeypatch, capsys)
+    assert status == 0 and text.startswith("6146  seat 0 to move  move ")
+
+
+def test_tictacmo_moves_with_spaces_or_commas(tmp_path, monkeypatch, capsys):
+    checkpoint = tiny_checkpoint(tmp_path / "mo.ckpt", "tictacmo")
+    lines = "1 2 3\n1,5\n1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n"
+    status, out, err = run(analyse.main, [checkpoint, "--sims", "8", "--json"], lines, monkeypatch, capsys)
+    assert status == 1 and err.startswith("error: line 3 (") and "the game is over" in err
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert first["to_play"] == 0 and second["to_play"] == 2 and len(first["value"]) == 3
+    assert "1" not in first["policy"] and len(first["policy"]) == 12  # legal moves only
+    assert sum(first["policy"].values()) == pytest.approx(1, abs=1e-5)
+    status, out, _ = run(analyse.main, [checkpoint, "--game", "tictacmo"], "1,5\n", monkeypatch, capsys)
+    assert status == 0 and out.startswith("1,5  seat 2 to move  move ")
+
+
+def test_dice_moves_are_refused_line_by_line(tmp_path, monkeypatch, capsys):
+    checkpoint = tiny_checkpoint(tmp_path / "pig.ckpt", "pig(goal=10)")
+    status, out, err = run(analyse.main, [checkpoint], "roll\nhold\n", monkeypatch, capsys)
+    assert status == 1 and "line 1 (roll)" in err and "decided by chance" in err
+    assert out.startswith("hold  seat 1 to move  move ")
+
+
+def test_a_human_plays_tictactoe_through_standard_input(tmp_path, monkeypatch, capsys):
+    checkpoint = tiny_checkpoint(tmp_path / "ttt.ckpt", "tictactoe")
+    # the person tries every cell in turn: taken ones and the word are illegal and prompted again
+    moves = "centre\n" + "".join(f"{cell}\n" for cell in range(1, 10))
+    status, out, err = run(play.main, [checkpoint, "--seats", "az:8,human"], moves, monkeypatch, capsys)
+    assert (status, err) == (0, "")
+    assert "illegal move: expected a number from 1 to 9, got 'centre'; try again" in out
+    assert out.count("seat 1 (human) to move [") > out.count("seat 1 (human) plays ")  # re-prompted
+    assert out.splitlines()[-1].startswith("scores: seat 0 (az) ")
+
+
+def test_play_refuses_bad_seats_and_short_input(monkeypatch, capsys):
+    status, _, err = run(play.main, ["--game", "tictacmo", "--seats", "human,random"], "", monkeypatch, capsys)
+    assert status == 2 and err.splitlines()[-1].endswith("--seats names 2 seats, but the game has 3 players")
+    status, _, err = run(play.main, ["--game", "tictactoe"], "", monkeypatch, capsys)
+    assert status == 2 and "az seats need a network" in err
+    status, _, err = run(play.main, ["--game", "tictactoe", "--seats", "human,random"], "5\n", monkeypatch, capsys)
+    assert status == "error: the input ended before the game did"
+
+
+def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
+    from pipeline.tracking import stage_run, start_pipeline_run
+
+    monkeypatch.chdir(tmp_path)  # the default store is ./mlflow.db, artifacts go under ./mlruns
+    store = {"tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}"}
+    params = parse_params({"game": "tictactoe", "tracking": store, "generations": [{"gen": 1, "prev": 0}]})
+    start_pipeline_run(params)
+    with stage_run(params, "gate", 1) as stage:
+        stage.promote_champion(tiny_checkpoint(tmp_path / "gen_1.ckpt", "tictactoe"))
+    status, out, _ = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
+    assert status == 0 and json.loads(out)["moves"] == ["5"]
+    missing = ["--champion", "--model-name", "nobody"]
+    status, _, err = run(analyse.main, missing, "5\n", monkeypatch, capsys)
+    assert status == 1 and err.startswith("error: sqlite:///") and "no champion of model 'nobody'" in err
+    status, _, err = run(analyse.main, ["--champion", "--tracking-uri", "sqlite:///none.db"], "", monkeypatch, capsys)
+    assert status == 1 and err.startswith("error: no MLflow store at sqlite:///none.db (")
+    assert not (tmp_path / "none.db").exists()
