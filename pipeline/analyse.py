@@ -109,8 +109,9 @@ def read_position(game: Game, line: str):
     return moves, state
 
 
-def analyse(game: Game, evaluator, states: list, sims: int) -> tuple[np.ndarray, np.ndarray]:
-    """Policies over all actions and value vectors in absolute seats, one row per state, in one batch.
+def analyse(game: Game, evaluator, states: list, sims: int, config: SearchConfig | None = None):
+    """Policies over all actions and value vectors in absolute seats, one row per state, in one batch
+    (search with `config`, default settings if None).
 
     Every tree draws dice inside search from its own generator with one fixed seed, so a line's answer
     does not depend on the lines searched beside it."""
@@ -119,7 +120,7 @@ def analyse(game: Game, evaluator, states: list, sims: int) -> tuple[np.ndarray,
         legal = np.stack([game.legal_mask(s) for s in states])
         movers = np.array([game.to_play(s) for s in states])
         return masked_softmax(np.asarray(logits, dtype=np.float32), legal), to_absolute(np.asarray(values), movers)
-    config = SearchConfig()
+    config = config or SearchConfig()
     # a simulation adds at most two nodes (a chance node and its outcome)
     forest = Forest(game, 2 * sims + 16, len(states), config.end_value(game), config.max_chance_children)
     slots = [forest.new_tree(s, np.random.default_rng(0)) for s in states]

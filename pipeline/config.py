@@ -126,7 +126,7 @@ class BenchmarkParams(Section):
     simulations: list[int] = Field(default_factory=lambda: [0, 100], min_length=1)
     positions_per_set: int = Field(100, ge=1)
     data_dir: str = Field("../shared/data/connect4", description="folder of test sets, relative to the project")
-    files: list[str] = Field(default_factory=list, description="test files in data_dir or paths; [] = all Test_*")
+    files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
 
 
 class EvaluateParams(Section):

@@ -25,12 +25,14 @@ from pipeline.arena import (
     seat_permutations,
 )
 from pipeline.config import Params
+from pipeline.connect4_benchmark import mistake_rates, resolve_files
 from pipeline.games.pig import PigGame
 from pipeline.match_cache import MatchCache
+from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_matches
 from pipeline.ratings import fit_bradley_terry, pairwise_results
-from pipeline.search import SearchConfig
+from pipeline.search import CachingEvaluator, SearchConfig
 from pipeline.selfplay import search_config
 
 
@@ -347,9 +349,13 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
     for matches, summarise in plans.values():
         results.update(summarise(matches))
     if ev.benchmark.enabled and connect4:
-        files = benchmark_files(data_dir, ev.benchmark.files)
+        files = resolve_files(data_dir, ev.benchmark.files)
         if files:
-            results["benchmark"] = run_benchmark(game, champion, params, files)
+            evaluator = CachingEvaluator(NetworkEvaluator(game, champion))
+            b = ev.benchmark
+            results["benchmark"] = mistake_rates(
+                game, evaluator, files, b.positions_per_set, b.simulations, search_config(params)
+            )
         else:
             skipped.append(f"Connect-4 benchmark: no test files in {data_dir} (evaluate.benchmark.data_dir).")
     results["skipped"] = skipped

@@ -28,6 +28,7 @@ from pipeline.agents import (
     optimal_rolls,
     uct_agent,
 )
+from pipeline.agents.alphabeta import AlphaBetaAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.arena import GameRecord, play_games
 from pipeline.games import make_game

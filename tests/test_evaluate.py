@@ -78,14 +78,18 @@ def test_two_player_pig_meets_its_oracles(tmp_path):
 
 
 @pytest.mark.skipif(not DATA.exists(), reason="the shared Connect-4 test positions are not on this machine")
-def test_connect4_against_the_solver_from_standard_openings(tmp_path):
+def test_connect4_tables_solver_games_and_benchmark(tmp_path):
     game = make_game("connect4")
-    params = tiny_params(
-        "connect4", fig3={"enabled": False}, ratings={"enabled": False}, alphabeta={"enabled": False},
-        benchmark={"enabled": False},
-    )  # fmt: skip
+    params = tiny_params("connect4", fig3={"enabled": False}, ratings={"enabled": False})
     result = run_evaluation(game, networks(game, 1), params, tmp_path, progress=False)
+    table = result["alphabeta"]
+    assert (table["simulations"], table["depths"]) == ([2], [1, 2])
+    assert all(0 <= v <= 1 for side in ("first", "second", "both") for v in table[side][0])
     rows = result["solver_games"]
     assert [(r["champion"], r["games"]) for r in rows] == [("to move", 2), ("waiting", 2)]
     for row in rows:
         assert row["score"] <= row["perfect_play_score"] + 1e-9, "nobody beats the solver"
+    sets = {row["set"] for row in result["benchmark"]}
+    assert {"Test_L3_R1", "Test_L1_R2"} <= sets
+    assert {row["chooser"] for row in result["benchmark"]} == {"policy", "search 2"}
+    assert result["skipped"] == []

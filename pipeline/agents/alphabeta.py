@@ -1,0 +1,105 @@
+"""Depth-limited alpha-beta for Connect-4, the baseline of seed 004's appendix (depths 1 to 7).
+
+Negamax on Pons' bitboards (the layout of `ConnectGame("connect4")` and the solver), compiled with
+numba. At the horizon a position scores the open threes of the side to move minus the opponent's:
+empty cells that would complete four (the solver's `_winning_cells`). A win scores above any
+heuristic, sooner wins higher. Equally scored moves are chosen at random, so repeated games differ.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from pipeline.connect4_solver import CELLS, WIDTH, _bottom, _column, _popcount, _top, _winning_cells
+
+WIN = 1000  # above any heuristic (at most 42 open cells a side)
+ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)  # centre first: better cut-offs
+
+
+@nb.njit(cache=True)
+def _move_bits(mask, col):
+    """The cell a stone dropped in `col` lands on, 0 if the column is full."""
+    if mask & _top(col):
+        return np.uint64(0)
+    return (mask + _bottom(col)) & _column(col)
+
+
+@nb.njit(cache=True)
+def _open_threes(position, mask):
+    """Empty cells completing four for the side to move, minus those of the opponent."""
+    return _popcount(_winning_cells(position, mask)) - _popcount(_winning_cells(position ^ mask, mask))
+
+
+@nb.njit(cache=True)
+def _negamax(position, mask, moves, depth, alpha, beta):
+    """Score for the side to move (`position` = its stones, `mask` = all stones)."""
+    if moves == CELLS:
+        return 0
+    wins = _winning_cells(position, mask)
+    for col in range(WIDTH):
+        move = _move_bits(mask, col)
+        if move and (wins & move):
+            return WIN + CELLS - moves
+    if depth == 0:
+        return _open_threes(position, mask)
+    best = -WIN - CELLS - 1
+    for i in range(WIDTH):
+        move = _move_bits(mask, ORDER[i])
+        if not move:
+            continue
+        score = -_negamax(position ^ mask, mask | move, moves + 1, depth - 1, -beta, -alpha)
+        if score > best:
+            best = score
+        if score > alpha:
+            alpha = score
+        if alpha >= beta:
+            break
+    return best
+
+
+@nb.njit(cache=True)
+def column_values(position, mask, moves, depth):
+    """Exact depth-limited value of every column (−∞ for a full one), one full window each."""
+    values = np.full(WIDTH, -np.inf)
+    wins = _winning_cells(position, mask)
+    for col in range(WIDTH):
+        move = _move_bits(mask, col)
+        if not move:
+            continue
+        if wins & move:
+            values[col] = WIN + CELLS - moves
+        elif moves + 1 == CELLS:
+            values[col] = 0
+        else:
+            inf = 10 * WIN
+            values[col] = -_negamax(position ^ mask, mask | move, moves + 1, depth - 1, -inf, inf)
+    return values
+
+
+class AlphaBetaAgent:
+    def __init__(self, game, depth: int, name: str | None = None):
+        if getattr(game, "name", None) != "connect4":
+            raise ValueError(f"alpha-beta plays connect4 only, not {getattr(game, 'name', game)}")
+        if depth < 1:
+            raise ValueError(f"alpha-beta depth must be at least 1, got {depth}")
+        self.game, self.depth, self.name = game, depth, name or f"alphabeta{depth}"
+        self._games: dict = {}
+
+    def begin(self, game_id, state, rng):
+        self._games[game_id] = (state, rng)
+
+    def act(self, game_ids):
+        moves = []
+        for gid in game_ids:
+            state, rng = self._games[gid]
+            mask = np.uint64(state.boards[0] | state.boards[1])
+            values = column_values(np.uint64(state.boards[state.mover]), mask, state.ply, self.depth)
+            moves.append((int(rng.choice(np.flatnonzero(values == values.max()))), None))
+        return moves
+
+    def observe(self, game_id, action, state):
+        self._games[game_id] = (state, self._games[game_id][1])
+
+    def end(self, game_id):
+        del self._games[game_id]
