@@ -192,6 +192,17 @@ def oracle_section(evaluation: dict) -> Section:
     return Section("Oracle: two-player Pig", text, tables=[rows])
 
 
+def rating_rows(evaluation: dict) -> list[dict]:
+    """One row per generation: the rating of the network it holds (for `dvc plots`)."""
+    by_name = {row["name"]: row for row in evaluation["ratings"]}
+    rows = []
+    for generation, player in sorted((int(g), p) for g, p in evaluation["player_of_generation"].items()):
+        row = by_name[player]
+        rows.append({"generation": generation, "network": player, "elo": round(row["rating"], 1),
+                     "ci_low": round(row["ci_low"], 1), "ci_high": round(row["ci_high"], 1)})  # fmt: skip
+    return rows
+
+
 def ratings_section(evaluation: dict) -> Section:
     """Bradley-Terry ratings per generation with intervals, baselines as lines; seed 002's W/D/L curves."""
     table = evaluation["ratings"]
@@ -359,6 +370,8 @@ def write_report(
     tables = {"generations.csv": generation_rows(selfplay, train, gate)}
     if "fig3a" in evaluation:
         tables["fig3.csv"] = fig3_rows(evaluation)
+    if evaluation.get("ratings"):
+        tables["ratings.csv"] = rating_rows(evaluation)
     for name, rows in tables.items():
         write_text(out / name, _csv(rows))
         written.append(out / name)

@@ -32,16 +32,31 @@ def fig3():
     return {"rollouts": 8, "fig3a": rows, "fig3b_control": rows, "alphazero_at_least_control_everywhere": True}
 
 
+def ratings():
+    table = [
+        {"name": "gen0", "rating": 0.0, "ci_low": 0.0, "ci_high": 0.0, "games": 40},
+        {"name": "gen1", "rating": 120.0, "ci_low": 60.0, "ci_high": 180.0, "games": 40},
+        {"name": "uct4", "rating": 50.0, "ci_low": -10.0, "ci_high": 110.0, "games": 40},
+    ]
+    versus_first = [{"generation": g, "player": "gen1", "win": 0.6, "draw": 0.1, "loss": 0.3} for g in (1, 2)]
+    return {
+        "ratings": table,
+        "player_of_generation": {"0": "gen0", "1": "gen1", "2": "gen1"},
+        "versus_first": versus_first,
+    }
+
+
 def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
-    written = write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, fig3())
+    written = write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, {**fig3(), **ratings()})
     page = (tmp_path / "report.html").read_text()
     markdown = (tmp_path / "report.md").read_text()
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert pngs == ["fig3a.png", "fig3b.png", "gate.png", "loss.png", "speed.png"]
+    assert pngs == ["fig3a.png", "fig3b.png", "gate.png", "loss.png", "ratings.png", "speed.png", "versus_first.png"]
     assert page.count("data:image/png;base64,") == len(pngs)
     assert not re.search(r"src=['\"](?!data:)", page), "the page must not load anything from outside"
     assert all(f"({name})" in markdown for name in pngs)
     assert set(written) >= {tmp_path / "report.html", tmp_path / "generations.csv", tmp_path / "fig3.csv"}
+    assert (tmp_path / "ratings.csv").read_text().splitlines()[3] == "2,gen1,120.0,60.0,180.0"
 
 
 def test_sections_follow_the_experiments_that_ran(tmp_path):
