@@ -25,10 +25,9 @@ from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
-# Sets with per-column labels, and Begin-Medium (solved in about 1 s a position). Begin-Hard
-# (Test_L1_R3) takes about 30 s a position to label: name it to include it.
+# Sets with per-column labels, and Begin-Medium (its chosen moves solve in well under a second).
+# Begin-Hard (Test_L1_R3) takes seconds a move to solve: name it to include it.
 DEFAULT_FILES = ["cols_L3_R1.txt", "cols_L2_R1.txt", "cols_L2_R2.txt", "cols_L1_R1.txt", "Test_L1_R2"]
-FULL = -1000
 
 
 def set_name(path: Path) -> str:
@@ -37,8 +36,9 @@ def set_name(path: Path) -> str:
     return "Test_" + stem.removeprefix("cols_") if stem.startswith("cols_") else stem
 
 
-def read_set(path: Path, limit: int | None = None) -> list[tuple[str, list[int] | None]]:
-    """(moves, column scores or None) per line; ValueError naming the file and line on a bad one."""
+def read_set(path: Path, limit: int | None = None) -> list[tuple[str, list[int]]]:
+    """(moves, [position score] or the seven column scores) per line; ValueError naming the file and
+    line on a bad one."""
     positions = []
     try:
         lines = Path(path).read_text().splitlines()
@@ -48,7 +48,7 @@ def read_set(path: Path, limit: int | None = None) -> list[tuple[str, list[int] 
         fields = line.split()
         if len(fields) not in (2, 8) or not fields[0].isdigit() or not _integers(fields[1:]):
             raise ValueError(f"{path}: line {number}: expected 'MOVES SCORE' or 'MOVES s1 ... s7', got {line!r}")
-        positions.append((fields[0], [int(f) for f in fields[1:]] if len(fields) == 8 else None))
+        positions.append((fields[0], [int(f) for f in fields[1:]]))
     return positions
 
 
@@ -56,37 +56,51 @@ def _integers(fields: list[str]) -> bool:
     return all(f.lstrip("-").isdigit() for f in fields)
 
 
-def column_outcomes(solver: Connect4Solver, moves: str, labels: list[int] | None) -> np.ndarray:
-    """Win (1), draw (0), loss (−1) of every column from the side to move; −2 for a full column."""
-    scores = labels if labels is not None else solver.column_scores(moves, weak=True)
-    return np.array([-2 if s == FULL else int(np.sign(s)) for s in scores])
+class ColumnOutcomes:
+    """Win (1), draw (0), loss (-1) of playing a column, from the side to move: read from the labels
+    when a line has all seven, else solved once and remembered (choosers often agree)."""
+
+    def __init__(self):
+        self.solver = Connect4Solver()
+        self.solved: dict[tuple[str, int], int] = {}
+
+    def __call__(self, moves: str, scores: list[int], column: int) -> int:
+        if len(scores) == 7:
+            return int(np.sign(scores[column]))
+        if (moves, column) not in self.solved:
+            self.solved[moves, column] = int(np.sign(self.solver.column_score(moves, column)))
+        return self.solved[moves, column]
 
 
 def mistake_rates(game, evaluator, files: list[Path], positions: int | None, sims: list[int], config=None) -> list:
-    """One row per (file, chooser): positions, mistakes and their percentage."""
-    solver = Connect4Solver()
+    """One row per (file, chooser): positions, mistakes and their percentage.
+
+    A labelled file gives every column's outcome; otherwise the position's score is the best outcome
+    and only the chosen column is solved (one solve a chooser and position, not seven)."""
+    outcome = ColumnOutcomes()
     rows = []
     for path in files:
         entries = read_set(path, positions)
-        states, outcomes = [], []
-        for number, (moves, labels) in enumerate(entries, start=1):
+        states = []
+        for number, (moves, _) in enumerate(entries, start=1):
             try:
                 states.append(read_position(game, moves)[1])
             except IllegalMove as err:
                 raise ValueError(f"{path}: line {number}: {err}") from None
-            outcomes.append(column_outcomes(solver, moves, labels))
-        outcomes = np.stack(outcomes)
         for budget in sims:
             policies, _ = analyse(game, evaluator, states, budget, config or SearchConfig())
-            policies = np.where(outcomes == -2, -1.0, policies)  # never a full column
-            chosen = outcomes[np.arange(len(states)), policies.argmax(axis=1)]
-            mistakes = int((chosen < outcomes.max(axis=1)).sum())
+            mistakes = 0
+            for (moves, scores), state, policy in zip(entries, states, policies):
+                legal = game.legal_actions(state)
+                chosen = max(legal, key=lambda a: policy[a])
+                best = max(np.sign(scores[a]) for a in legal) if len(scores) == 7 else np.sign(scores[0])
+                mistakes += outcome(moves, scores, chosen) < best
             rows.append(
                 {
                     "set": set_name(path),
                     "chooser": "policy" if budget == 0 else f"search {budget}",
                     "positions": len(states),
-                    "mistakes": mistakes,
+                    "mistakes": int(mistakes),
                     "percent": 100.0 * mistakes / len(states),
                 }
             )

@@ -188,20 +188,20 @@ class Connect4Solver:
     def position_column_scores(self, position: int, mask: int, count: int, weak: bool = False) -> list[int]:
         """`column_scores` of a position given as bitboards: the stones of the side to move, all
         stones, and how many there are (the layout of `ConnectGame("connect4")`)."""
-        scores = []
-        for col in range(WIDTH):
-            if mask & (1 << ((HEIGHT - 1) + col * (HEIGHT + 1))):
-                scores.append(-1000)
-                continue
-            move = (mask + (1 << (col * (HEIGHT + 1)))) & (((1 << HEIGHT) - 1) << (col * (HEIGHT + 1)))
-            if int(_winning_cells(np.uint64(position), np.uint64(mask))) & move:
-                scores.append(1 if weak else (CELLS + 1 - count) // 2)
-            elif count + 1 == CELLS:
-                scores.append(0)
-            else:
-                # After the move the opponent is to move: its stones are the others, `position ^ mask`.
-                score = int(
-                    _solve(np.uint64(position ^ mask), np.uint64(mask | move), count + 1, weak, self.keys, self.values)
-                )
-                scores.append(-(int(np.sign(score)) if weak else score))
-        return scores
+        return [self._column_score(position, mask, count, col, weak) for col in range(WIDTH)]
+
+    def column_score(self, moves: str, column: int, weak: bool = True) -> int:
+        """The score of playing one 0-based `column` (win/draw/loss sign by default), -1000 if full."""
+        return self._column_score(*self.parse(moves), column, weak)
+
+    def _column_score(self, position: int, mask: int, count: int, col: int, weak: bool) -> int:
+        if mask & (1 << ((HEIGHT - 1) + col * (HEIGHT + 1))):
+            return -1000
+        move = (mask + (1 << (col * (HEIGHT + 1)))) & (((1 << HEIGHT) - 1) << (col * (HEIGHT + 1)))
+        if int(_winning_cells(np.uint64(position), np.uint64(mask))) & move:
+            return 1 if weak else (CELLS + 1 - count) // 2
+        if count + 1 == CELLS:
+            return 0
+        # After the move the opponent is to move: its stones are the others, `position ^ mask`.
+        score = int(_solve(np.uint64(position ^ mask), np.uint64(mask | move), count + 1, weak, self.keys, self.values))
+        return -(int(np.sign(score)) if weak else score)
