@@ -36,13 +36,13 @@ def _negamax(position, mask, moves, depth, alpha, beta):
     """Score for the side to move (`position` = its stones, `mask` = all stones)."""
     if moves == CELLS:
         return 0
+    if depth == 0:  # the horizon: depth d looks d plies ahead, as in the textbook
+        return _open_threes(position, mask)
     wins = _winning_cells(position, mask)
     for col in range(WIDTH):
         move = _move_bits(mask, col)
         if move and (wins & move):
             return WIN + CELLS - moves
-    if depth == 0:
-        return _open_threes(position, mask)
     best = -WIN - CELLS - 1
     for i in range(WIDTH):
         move = _move_bits(mask, ORDER[i])

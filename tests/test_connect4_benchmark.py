@@ -1,0 +1,53 @@
+"""The mistakes benchmark with a real (tiny, random) network: labels and the solver agree on the
+outcomes, search runs, and the command line prints rows or one error line naming file and line.
+Exact counting with perfect and worst choosers is in test_connect4_agents.py."""
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from pipeline.connect4_benchmark import main, mistake_rates
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.senet import NetworkShape, SENet
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+if not DATA.exists():
+    pytest.skip(f"test positions not found at {DATA}", allow_module_level=True)
+GAME = make_game("connect4")
+
+
+@pytest.fixture(scope="module")
+def network():
+    torch.manual_seed(0)
+    return SENet(NetworkShape.for_game(GAME, 1, 8, 2)).eval()
+
+
+def test_labels_and_solver_give_the_same_mistakes(network):
+    files = [DATA / "cols_L3_R1.txt", DATA / "Test_L3_R1"]  # the same end-game positions
+    rows = mistake_rates(GAME, NetworkEvaluator(GAME, network), files, 8, [0, 4])
+    assert [(r["set"], r["chooser"], r["positions"]) for r in rows] == [
+        ("Test_L3_R1", "policy", 8),
+        ("Test_L3_R1", "search 4", 8),
+    ] * 2
+    assert [r["mistakes"] for r in rows[:2]] == [r["mistakes"] for r in rows[2:]]
+    assert all(r["percent"] == 100 * r["mistakes"] / 8 for r in rows)
+
+
+def test_command_prints_rows_or_one_error_line(network, tmp_path, capsys):
+    checkpoint = tmp_path / "net.ckpt"
+    save_checkpoint(checkpoint, network, GAME.name)
+    main([str(checkpoint), "--sims", "0", "--files", str(DATA / "cols_L2_R1.txt"), "--positions", "3", "--json"])
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["set"] == "Test_L2_R1" and row["positions"] == 3
+
+    broken = tmp_path / "broken"
+    broken.write_text("4453 3\n1111111 2\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(checkpoint), "--sims", "0", "--files", str(broken)])
+    assert exit_info.value.code == 1
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"error: {broken}: line 2: ") and "not legal" in line
