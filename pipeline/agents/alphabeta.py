@@ -11,6 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from pipeline.agents.base import PositionAgent
 from pipeline.connect4_solver import CELLS, WIDTH, _bottom, _column, _popcount, _top, _winning_cells
 
 WIN = 1000  # above any heuristic (at most 42 open cells a side)
@@ -77,29 +78,16 @@ def column_values(position, mask, moves, depth):
     return values
 
 
-class AlphaBetaAgent:
+class AlphaBetaAgent(PositionAgent):
     def __init__(self, game, depth: int, name: str | None = None):
         if getattr(game, "name", None) != "connect4":
             raise ValueError(f"alpha-beta plays connect4 only, not {getattr(game, 'name', game)}")
         if depth < 1:
             raise ValueError(f"alpha-beta depth must be at least 1, got {depth}")
-        self.game, self.depth, self.name = game, depth, name or f"alphabeta{depth}"
-        self._games: dict = {}
+        super().__init__(game, name or f"alphabeta{depth}")
+        self.depth = depth
 
-    def begin(self, game_id, state, rng):
-        self._games[game_id] = (state, rng)
-
-    def act(self, game_ids):
-        moves = []
-        for gid in game_ids:
-            state, rng = self._games[gid]
-            mask = np.uint64(state.boards[0] | state.boards[1])
-            values = column_values(np.uint64(state.boards[state.mover]), mask, state.ply, self.depth)
-            moves.append((int(rng.choice(np.flatnonzero(values == values.max()))), None))
-        return moves
-
-    def observe(self, game_id, action, state):
-        self._games[game_id] = (state, self._games[game_id][1])
-
-    def end(self, game_id):
-        del self._games[game_id]
+    def choose(self, state, rng):
+        mask = np.uint64(state.boards[0] | state.boards[1])
+        values = column_values(np.uint64(state.boards[state.mover]), mask, state.ply, self.depth)
+        return int(rng.choice(np.flatnonzero(values == values.max())))

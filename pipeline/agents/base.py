@@ -25,26 +25,36 @@ class Agent(Protocol):
     def end(self, game_id: int) -> None: ...
 
 
-class RandomAgent:
-    """Uniformly random legal moves."""
+class PositionAgent:
+    """A player that picks its move from the position alone, keeping no tree: the arena's per-game
+    bookkeeping in one place; a subclass writes `choose(state, rng)`."""
 
-    def __init__(self, game, name: str = "random"):
+    def __init__(self, game, name: str):
         self.game = game
         self.name = name
         self._games: dict[int, tuple[Any, np.random.Generator]] = {}
+
+    def choose(self, state: Any, rng: np.random.Generator) -> int:
+        raise NotImplementedError
 
     def begin(self, game_id, state, rng):
         self._games[game_id] = (state, rng)
 
     def act(self, game_ids):
-        moves = []
-        for gid in game_ids:
-            state, rng = self._games[gid]
-            moves.append((int(rng.choice(self.game.legal_actions(state))), None))
-        return moves
+        return [(self.choose(*self._games[gid]), None) for gid in game_ids]
 
     def observe(self, game_id, action, state):
         self._games[game_id] = (state, self._games[game_id][1])
 
     def end(self, game_id):
         del self._games[game_id]
+
+
+class RandomAgent(PositionAgent):
+    """Uniformly random legal moves."""
+
+    def __init__(self, game, name: str = "random"):
+        super().__init__(game, name)
+
+    def choose(self, state, rng):
+        return int(rng.choice(self.game.legal_actions(state)))

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from pipeline.agents.base import PositionAgent
 from pipeline.games.pig import HOLD, ROLL, PigGame
 from pipeline.pig_solver import solve_pig
 
@@ -22,27 +23,14 @@ def hold_at_rolls(goal: int, threshold: int) -> np.ndarray:
     return (k < threshold) & (i + k < goal)
 
 
-class PigPolicyAgent:
+class PigPolicyAgent(PositionAgent):
     def __init__(self, game: PigGame, rolls: np.ndarray, name: str):
         if not isinstance(game, PigGame) or game.num_players != 2:
             raise ValueError(f"{name}: a Pig policy table needs two-player Pig, got {game.name}")
-        self.game, self.rolls, self.name = game, rolls, name
-        self._states: dict = {}
+        super().__init__(game, name)
+        self.rolls = rolls
 
-    def begin(self, game_id, state, rng):
-        self._states[game_id] = state
-
-    def act(self, game_ids):
-        moves = []
-        for gid in game_ids:
-            s = self._states[gid]
-            own, other = s.scores[s.mover], s.scores[1 - s.mover]
-            reached = own + s.turn_total >= self.game.goal  # holding wins, and is the only legal move
-            moves.append((HOLD if reached or not self.rolls[own, other, s.turn_total] else ROLL, None))
-        return moves
-
-    def observe(self, game_id, action, state):
-        self._states[game_id] = state
-
-    def end(self, game_id):
-        del self._states[game_id]
+    def choose(self, state, rng):
+        own, other = state.scores[state.mover], state.scores[1 - state.mover]
+        reached = own + state.turn_total >= self.game.goal  # holding wins, and is the only legal move
+        return HOLD if reached or not self.rolls[own, other, state.turn_total] else ROLL
