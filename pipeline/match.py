@@ -1,7 +1,11 @@
-"""Head-to-head between two checkpoints: `python -m pipeline.match A.ckpt B.ckpt`.
+"""Head-to-head: `python -m pipeline.match A.ckpt B` where B is a checkpoint or a baseline.
 
-Both play AlphaZero search with the search params of `params.yaml` over every seating where both sit
-at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
+Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
+sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
+Two networks play with root noise and sampled opening moves (as in gating), else they would replay
+one game; against a baseline A plays its most visited move, as in evaluation. Baselines: `uct:N`,
+`random`, and where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hold:N`
+(two-player Pig).
 """
 
 from __future__ import annotations
@@ -16,7 +20,26 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.parallel import AgentSpec, play_match
+from pipeline.search import SearchConfig
 from pipeline.selfplay import search_config
+
+
+def baseline_spec(text: str, c_uct: float, seed: int) -> AgentSpec | None:
+    """The baseline `text` names (`uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`),
+    or None for a checkpoint path."""
+    kind, _, budget = text.partition(":")
+    if kind in ("random", "solver", "optimal") and not budget:
+        return AgentSpec("second", {"optimal": "pig_optimal"}.get(kind, kind))
+    if kind in ("uct", "alphabeta", "hold") and budget.isdigit() and int(budget) > 0:
+        n = int(budget)
+        if kind == "uct":
+            return AgentSpec("second", "uct", PlayConfig(simulations=n), SearchConfig(c_uct=c_uct), seed=seed)
+        return (
+            AgentSpec("second", "alphabeta", depth=n)
+            if kind == "alphabeta"
+            else AgentSpec("second", "pig_hold", hold_at=n)
+        )
+    return None
 
 
 @entry_point
@@ -31,11 +54,20 @@ def main(argv):
     args = parser.parse_args(argv)
     params = load_params(args.params)
     game = make_game(params.game)
-    play = PlayConfig(simulations=args.rollouts or params.search.rollouts, add_noise=True, temperature_moves=2)
-    specs = [
-        AgentSpec.alphazero("first", load_checkpoint(args.first, game.name), play, search_config(params)),
-        AgentSpec.alphazero("second", load_checkpoint(args.second, game.name), play, search_config(params)),
-    ]
+    baseline = baseline_spec(args.second, params.evaluate.c_uct, args.seed)
+    rollouts = args.rollouts or params.search.rollouts
+    play = PlayConfig(simulations=rollouts) if baseline else PlayConfig(rollouts, add_noise=True, temperature_moves=2)
+    specs = [AgentSpec.alphazero("first", load_checkpoint(args.first, game.name), play, search_config(params))]
+    if baseline:
+        try:
+            baseline.build(game)  # a baseline that cannot play this game says so before the match
+        except ValueError as err:
+            parser.error(f"{args.second}: {err}")
+        specs.append(baseline)
+    else:
+        specs.append(
+            AgentSpec.alphazero("second", load_checkpoint(args.second, game.name), play, search_config(params))
+        )
     seatings = mixed_seatings(game.num_players) * args.games_per_seating
     result = play_match(game.name, specs, seatings, [args.seed, 4], params.selfplay.parallel_games, params.workers)
     print(json.dumps({"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}))

@@ -20,12 +20,10 @@ from tqdm import tqdm
 
 from pipeline.agents import (
     GreedyValueAgent,
-    PigPolicyAgent,
     PlayConfig,
     RandomAgent,
     SearchAgent,
-    hold_at_rolls,
-    optimal_rolls,
+    pig_table_agent,
     uct_agent,
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
@@ -77,10 +75,8 @@ class AgentSpec:
             return AlphaBetaAgent(game, self.depth, self.name)
         if self.kind == "solver":
             return PerfectConnect4Agent(game, self.name)
-        if self.kind == "pig_optimal":
-            return PigPolicyAgent(game, optimal_rolls(game.goal), self.name)
-        if self.kind == "pig_hold":
-            return PigPolicyAgent(game, hold_at_rolls(game.goal, self.hold_at), self.name)
+        if self.kind in ("pig_optimal", "pig_hold"):
+            return pig_table_agent(game, self.name, self.hold_at if self.kind == "pig_hold" else None)
         return RandomAgent(game, self.name)
 
 

@@ -1,6 +1,7 @@
 """Matches between agents: seatings, scoring, reproducibility, workers, and real strength differences."""
 
 import numpy as np
+import pytest
 
 from pipeline.agents import PlayConfig, RandomAgent, uct_agent
 from pipeline.arena import GameRecord, mean_score, mixed_seatings, pairwise_score, play_games, seat_permutations
@@ -90,3 +91,9 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
     assert result["games"] == 6
     assert result["ci95_low"] <= result["score"] <= result["ci95_high"]
     assert 0.0 <= result["score"] <= 1.0
+    main([paths[0], "uct:4", "--games-per-seating", "2", "--rollouts", "4", "--params", str(params)])
+    assert json.loads(capsys.readouterr().out)["games"] == 4
+    with pytest.raises(SystemExit):
+        main([paths[0], "optimal", "--params", str(params)])
+    err = capsys.readouterr().err
+    assert "optimal: " in err and "two-player Pig" in err

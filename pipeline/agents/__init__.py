@@ -3,7 +3,7 @@ strategies, all behind `Agent`."""
 
 from pipeline.agents.base import Agent, RandomAgent
 from pipeline.agents.greedy import GreedyValueAgent
-from pipeline.agents.pig_policy import PigPolicyAgent, hold_at_rolls, optimal_rolls
+from pipeline.agents.pig_policy import PigPolicyAgent, pig_table_agent
 from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
 
 __all__ = [
@@ -13,7 +13,6 @@ __all__ = [
     "PlayConfig",
     "RandomAgent",
     "SearchAgent",
-    "hold_at_rolls",
-    "optimal_rolls",
+    "pig_table_agent",
     "uct_agent",
 ]

@@ -24,9 +24,10 @@ def hold_at_rolls(goal: int, threshold: int) -> np.ndarray:
 
 
 class PigPolicyAgent(PositionAgent):
+    """Plays two-player Pig from a table: rolls[own score, opponent score, turn total] (build it with
+    `pig_table_agent`)."""
+
     def __init__(self, game: PigGame, rolls: np.ndarray, name: str):
-        if not isinstance(game, PigGame) or game.num_players != 2:
-            raise ValueError(f"{name}: a Pig policy table needs two-player Pig, got {game.name}")
         super().__init__(game, name)
         self.rolls = rolls
 
@@ -34,3 +35,11 @@ class PigPolicyAgent(PositionAgent):
         own, other = state.scores[state.mover], state.scores[1 - state.mover]
         reached = own + state.turn_total >= self.game.goal  # holding wins, and is the only legal move
         return HOLD if reached or not self.rolls[own, other, state.turn_total] else ROLL
+
+
+def pig_table_agent(game, name: str, hold_at: int | None = None) -> PigPolicyAgent:
+    """The optimal player, or "hold at `hold_at`"; refuses anything but two-player Pig first."""
+    if not isinstance(game, PigGame) or game.num_players != 2:
+        raise ValueError(f"{name}: a Pig policy table needs two-player Pig, got {game.name}")
+    rolls = optimal_rolls(game.goal) if hold_at is None else hold_at_rolls(game.goal, hold_at)
+    return PigPolicyAgent(game, rolls, name)
