@@ -86,8 +86,12 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     edit_params(project, lambda p: p["generations"].append({"gen": 3, "prev": 2}))
     assert repro(project) == {"selfplay@2", "train@2", "gate@2", "evaluate", "report"}
 
+    cached = set((project / "data/matches").glob("*.json"))
     edit_params(project, lambda p: p["evaluate"]["fig3"].update(games_per_seating=2))
     assert repro(project) == {"evaluate", "report"}
+    added = set((project / "data/matches").glob("*.json")) - cached
+    assert cached <= set((project / "data/matches").glob("*.json")), "finished matches survive a re-run"
+    assert len(added) == 4, "only the changed fig. 3 matches (2 levels x 2 subjects) are played again"
 
     from mlflow import MlflowClient
 
