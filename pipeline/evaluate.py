@@ -32,7 +32,7 @@ from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_matches
 from pipeline.ratings import fit_bradley_terry, pairwise_results
-from pipeline.search import CachingEvaluator, SearchConfig
+from pipeline.search import CachingEvaluator
 from pipeline.selfplay import search_config
 
 
@@ -63,10 +63,6 @@ def spec_identity(spec: AgentSpec) -> str:
     return "|".join(parts)
 
 
-def _uct(name: str, simulations: int, c_uct: float, seed: int) -> AgentSpec:
-    return AgentSpec(name, "uct", PlayConfig(simulations=simulations), SearchConfig(c_uct=c_uct), seed=seed)
-
-
 def champion_spec(champion: SENet, params: Params, simulations: int | None = None, name: str = "alphazero"):
     """The champion as evaluated: its search params, no noise, the most visited move."""
     play = PlayConfig(simulations=simulations or params.search.rollouts)
@@ -76,10 +72,13 @@ def champion_spec(champion: SENet, params: Params, simulations: int | None = Non
 # --- seed 000: fig. 3a / 3b ----------------------------------------------------------------------
 def plan_fig3(game, champion: SENet, params: Params) -> list[PlannedMatch]:
     ev = params.evaluate
-    subjects = [champion_spec(champion, params), _uct("control", params.search.rollouts, ev.c_uct, params.seed + 1)]
+    subjects = [
+        champion_spec(champion, params),
+        AgentSpec.uct("control", params.search.rollouts, ev.c_uct, params.seed + 1),
+    ]
     matches = []
     for level in ev.fig3.opponent_rollouts:
-        opponent = _uct(f"uct{level}", level, ev.c_uct, params.seed + level)
+        opponent = AgentSpec.uct(f"uct{level}", level, ev.c_uct, params.seed + level)
         for experiment, subject in (("fig3a", subjects[0]), ("fig3b_control", subjects[1])):
             table = seat_permutations([0] + [1] * (game.num_players - 1))
             seatings = table * ev.fig3.games_per_seating
@@ -144,7 +143,7 @@ def plan_ratings(game, networks: list[SENet], params: Params) -> tuple[list[Plan
             digests.append(digest)
             players.append(AgentSpec.alphazero(f"gen{generation}", network, play, search_config(params)))
         player_of[generation] = players[digests.index(digest)].name
-    baselines = [_uct(f"uct{b}", b, ev.c_uct, params.seed + b) for b in ratings.uct_baselines]
+    baselines = [AgentSpec.uct(f"uct{b}", b, ev.c_uct, params.seed + b) for b in ratings.uct_baselines]
     seatings = mixed_seatings(game.num_players) * ratings.games_per_seating
     matches = [PlannedMatch("ratings", "gen0", [players[0], b], seatings) for b in baselines]
     for i, player in enumerate(players[1:], start=1):

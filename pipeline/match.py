@@ -20,7 +20,6 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.parallel import AgentSpec, play_match
-from pipeline.search import SearchConfig
 from pipeline.selfplay import search_config
 
 
@@ -33,7 +32,7 @@ def baseline_spec(text: str, c_uct: float, seed: int) -> AgentSpec | None:
     if kind in ("uct", "alphabeta", "hold") and budget.isdigit() and int(budget) > 0:
         n = int(budget)
         if kind == "uct":
-            return AgentSpec("second", "uct", PlayConfig(simulations=n), SearchConfig(c_uct=c_uct), seed=seed)
+            return AgentSpec.uct("second", n, c_uct, seed)
         return (
             AgentSpec("second", "alphabeta", depth=n)
             if kind == "alphabeta"

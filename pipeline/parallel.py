@@ -54,6 +54,10 @@ class AgentSpec:
         return cls(name, "alphazero", play, search, _weights(model))
 
     @classmethod
+    def uct(cls, name: str, simulations: int, c_uct: float, seed: int) -> AgentSpec:
+        return cls(name, "uct", PlayConfig(simulations=simulations), SearchConfig(c_uct=c_uct), seed=seed)
+
+    @classmethod
     def greedy(cls, name: str, model: SENet, epsilon: float, search: SearchConfig) -> AgentSpec:
         return cls(name, "greedy", search=search, network=_weights(model), epsilon=epsilon)
 

@@ -92,9 +92,13 @@ class Forest:
         self.used[slot] = 0
         self.roots[slot] = self.add_node(slot, state)
 
-    def add_node(self, slot: int, state) -> int:
+    def _allocate(self, slot: int) -> int:
         node = slot * self.capacity + int(self.used[slot])
         self.used[slot] += 1
+        return node
+
+    def add_node(self, slot: int, state) -> int:
+        node = self._allocate(slot)
         self.states[node] = state
         if self.game.is_terminal(state):
             self.status[node] = TERMINAL
@@ -105,8 +109,7 @@ class Forest:
         return node
 
     def add_chance_node(self, slot: int) -> int:
-        node = slot * self.capacity + int(self.used[slot])
-        self.used[slot] += 1
+        node = self._allocate(slot)
         self.status[node] = CHANCE
         self.outcomes[node] = {}
         return node
