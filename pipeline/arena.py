@@ -24,6 +24,7 @@ class GameRecord:
     states: list = field(default_factory=list)  # positions where a searched policy was recorded
     policies: list[np.ndarray] = field(default_factory=list)
     policy_movers: list[int] = field(default_factory=list)
+    root_values: list[np.ndarray | None] = field(default_factory=list)  # search's value per policy, absolute seats
     scores: np.ndarray | None = None
     final_state: object = None
 
@@ -78,6 +79,7 @@ def play_games(
             agent = seatings[gid][game.to_play(state)]
             by_agent.setdefault(id(agent), (agent, []))[1].append(gid)
         for agent, gids in by_agent.values():
+            root_value = getattr(agent, "root_value", None)  # only searching agents have one
             for gid, (action, policy) in zip(gids, agent.act(gids)):
                 record, state = records[gid], states[gid]
                 mover = game.to_play(state)
@@ -85,6 +87,7 @@ def play_games(
                     record.states.append(state)
                     record.policies.append(policy)
                     record.policy_movers.append(mover)
+                    record.root_values.append(root_value(gid) if root_value else None)
                 record.actions.append(action)
                 record.movers.append(mover)
                 state, _ = game.step(state, action, dice[gid])

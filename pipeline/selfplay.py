@@ -2,7 +2,8 @@
 sample (planes, policy target, value target seen by the mover).
 
 Two strategies: `alphazero` (search with noise and a temperature schedule; targets are the visit
-distribution and the game's outcome; with playout cap randomization only full searches are recorded)
+distribution and the game's outcome, optionally mixed with the search's root value
+(`root_value_weight`); with playout cap randomization only full searches are recorded)
 and `greedy_td` (seed 004's "Alpha Zero at Home": greedy value play with epsilon-random moves;
 targets are the greedy move and TD(lambda) returns)."""
 
@@ -92,6 +93,17 @@ def greedy_td_targets(
     return targets
 
 
+def alphazero_targets(
+    records: list[GameRecord], outcomes: list[np.ndarray], root_value_weight: float
+) -> list[np.ndarray]:
+    """Per game, the value target of each recorded position (absolute seats): (1 - w) z + w q, with z
+    the outcome and q the search's root value at that position ("(z + q) / 2" at w = 0.5)."""
+    w = root_value_weight
+    if w == 0:  # the outcome alone: needs no root values
+        return [np.tile(z, (len(r.states), 1)) for r, z in zip(records, outcomes)]
+    return [(1 - w) * z + w * np.reshape(r.root_values, (-1, len(z))) for r, z in zip(records, outcomes)]
+
+
 def records_to_samples(
     game, records: list[GameRecord], generation: int, value_targets: list[np.ndarray]
 ) -> dict[str, np.ndarray]:
@@ -135,7 +147,7 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
     if sp.strategy == "greedy_td":
         targets = greedy_td_targets(game, model, result.records, outcomes, sp.td_gamma, sp.td_lambda)
     else:
-        targets = [np.tile(outcome, (len(r.states), 1)) for r, outcome in zip(result.records, outcomes)]
+        targets = alphazero_targets(result.records, outcomes, sp.root_value_weight)
     return SelfPlayResult(
         samples=records_to_samples(game, result.records, generation, targets),
         games=result.games,

@@ -4,10 +4,13 @@ import numpy as np
 import pytest
 import torch
 
+import pipeline.selfplay as selfplay
 from pipeline.agents import GreedyValueAgent
-from pipeline.config import parse_params
+from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
+from pipeline.games.base import rotate_to_mover
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.parallel import play_match
 from pipeline.search import UniformEvaluator
 from pipeline.selfplay import run_selfplay, td_lambda_returns
 
@@ -72,3 +75,34 @@ def test_greedy_td_self_play_makes_discounted_targets():
     assert set(np.unique(samples["policies"])) == {0.0, 1.0}  # one-hot greedy moves
     again = run_selfplay(game, model, params, generation=1, progress=False)
     assert np.array_equal(again.samples["states"], samples["states"])
+
+
+def test_root_value_weight_mixes_search_values_into_the_targets(monkeypatch):
+    played = []
+
+    def recording_play_match(*args, **kwargs):
+        played.append(play_match(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(selfplay, "play_match", recording_play_match)
+    spec = "pig(players=2,goal=20)"
+    runs = {}
+    for w in (0.0, 0.5, 1.0):
+        game, model, params = tiny(spec, games=4, temperature_moves=0, root_value_weight=w)
+        runs[w] = run_selfplay(game, model, params, generation=1, progress=False).samples
+    records = played[-1].records  # the same games every time: the targets do not change play
+    assert all(np.array_equal(runs[w]["states"], runs[0.0]["states"]) for w in runs)
+    movers = [m for r in records for m in r.policy_movers]
+    outcomes = [game.scores(r.final_state) for r in records for _ in r.states]  # win_loss: +-1
+    root_values = [q for r in records for q in r.root_values]
+    assert len(root_values) == len(movers) == len(runs[1.0]["values"])
+    assert np.array_equal(runs[0.0]["values"], np.stack([rotate_to_mover(z, m) for z, m in zip(outcomes, movers)]))
+    q = np.stack([rotate_to_mover(v, m) for v, m in zip(root_values, movers)])
+    assert np.allclose(runs[1.0]["values"], q, atol=1e-6)
+    assert np.abs(q).max() <= 1 and (np.abs(q) < 0.9).mean() > 0.5  # mostly search averages, not outcomes
+    assert np.allclose(runs[0.5]["values"], (runs[0.0]["values"] + runs[1.0]["values"]) / 2, atol=1e-6)
+
+
+def test_root_value_weight_is_refused_without_search():
+    with pytest.raises(ConfigError, match=r"selfplay: root_value_weight: must be 0 with strategy greedy_td"):
+        tiny(strategy="greedy_td", root_value_weight=0.5)

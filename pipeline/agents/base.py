@@ -17,7 +17,11 @@ class Agent(Protocol):
     def begin(self, game_id: int, state: Any, rng: np.random.Generator) -> None: ...
 
     def act(self, game_ids: list[int]) -> list[tuple[int, np.ndarray | None]]:
-        """Moves for these games, each with the search's visit distribution (None if no search)."""
+        """Moves for these games, each with the search's visit distribution (None if no search).
+
+        An agent that searches may also offer `root_value(game_id)`: the mean backed-up value vector
+        (absolute seats) of the root it just searched in that game, read after `act` and before
+        `observe` (self-play mixes it into the value targets)."""
 
     def observe(self, game_id: int, action: int, state: Any) -> None:
         """`action` was played in game `game_id`, which is now in `state`."""

@@ -70,6 +70,10 @@ class SearchAgent:
             action = int(np.argmax(visits))
         return action, policy.astype(np.float32) if full else None
 
+    def root_value(self, game_id) -> np.ndarray:
+        """Mean backed-up value vector (absolute seats) of the root searched by the last `act`."""
+        return self.forest.root_value(self.slots[game_id])
+
     def observe(self, game_id, action, state):
         slot = self.slots[game_id]
         if not (self.play.reuse_tree and self.forest.advance(slot, action, state)):
