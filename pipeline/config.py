@@ -59,6 +59,15 @@ class SelfPlayParams(Section):
     greedy_epsilon: float = Field(0.2, ge=0, le=1)
     td_gamma: float = Field(0.9, ge=0, le=1)
     td_lambda: float = Field(0.9, ge=0, le=1)
+    root_value_weight: float = Field(
+        0.0, ge=0, le=1, description="alphazero value target (1 - w) outcome + w search root value"
+    )
+
+    @model_validator(mode="after")
+    def _root_value_needs_search(self) -> SelfPlayParams:
+        if self.root_value_weight > 0 and self.strategy != "alphazero":
+            raise ValueError("root_value_weight: must be 0 with strategy greedy_td (no search, TD(lambda) targets)")
+        return self
 
 
 class TrainParams(Section):
@@ -146,6 +155,46 @@ class TrackingParams(Section):
     model_name: str = "alphazero-champion"
 
 
+class SweepDimension(Section):
+    """One tuned param: a range (`low`..`high`, log-uniform with `log`) or a list of `choices`."""
+
+    low: float | None = None
+    high: float | None = None
+    log: bool = False
+    choices: list[float | int | str | bool] | None = None
+
+    @model_validator(mode="after")
+    def _range_or_choices(self) -> SweepDimension:
+        if self.choices is None and (self.low is None or self.high is None or self.low > self.high):
+            raise ValueError("give low <= high, or choices")
+        if self.choices is not None and not self.choices:
+            raise ValueError("choices must not be empty")
+        return self
+
+
+def _default_space() -> dict[str, SweepDimension]:
+    return {
+        "search.c_puct": SweepDimension(low=0.5, high=8.0, log=True),
+        "search.dirichlet_alpha": SweepDimension(low=0.05, high=2.0, log=True),
+        "search.rollouts": SweepDimension(low=10, high=200, log=True),
+    }
+
+
+class SweepParams(Section):
+    """`python -m pipeline.sweep`: an Optuna study over `space` (dotted params paths)."""
+
+    study: str = "alphazero-sweep"
+    storage: str | None = Field(None, description="None: sqlite:///<project root>/sweep.db")
+    trials: int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
+    objective: Literal["strength", "strength_and_compute"] = "strength"
+    pruner: Literal["median", "hyperband", "none"] = "median"
+    generations: int = Field(6, ge=1, description="generations per trial, each with the base params' self-play cost")
+    panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
+    games_per_seating: int = Field(4, ge=1, description="games per seat arrangement against each panel member")
+    eval_rollouts: int = Field(50, ge=1, description="search budget of the trained network against the panel")
+    space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
+
+
 class Generation(Section):
     gen: int = Field(ge=1)
     prev: int = Field(ge=0)
@@ -164,6 +213,7 @@ class Params(Section):
     gate: GateParams = GateParams()
     evaluate: EvaluateParams = EvaluateParams()
     tracking: TrackingParams = TrackingParams()
+    sweep: SweepParams = SweepParams()
     generations: list[Generation] = Field(min_length=1)
 
     @field_validator("generations")
@@ -179,6 +229,17 @@ class Params(Section):
     def _known_game(cls, spec: str) -> str:
         make_game(spec)  # raises ValueError with the reason
         return spec
+
+    @model_validator(mode="after")
+    def _space_names_numeric_params(self) -> Params:
+        for path, dimension in self.sweep.space.items():
+            section, _, name = path.partition(".")
+            value = getattr(getattr(self, section, None), name, None) if name else None
+            if not isinstance(value, bool | int | float | str):
+                raise ValueError(f"sweep.space: {path!r} names no single param (expected section.field)")
+            if dimension.choices is None and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise ValueError(f"sweep.space: {path!r} takes choices, not a range")
+        return self
 
     @model_validator(mode="after")
     def _margin_needs_a_margin(self) -> Params:
@@ -207,8 +268,8 @@ def _describe(error: dict) -> str:
         return f"{where}: unknown key (misspelt?)"
     if kind == "missing":
         return f"{where}: required key is missing"
-    if kind == "value_error":  # our validators' own one-line reasons
-        return f"{where}: {error['ctx']['error']}"
+    if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
+        return f"{error['ctx']['error']}" if not error["loc"] else f"{where}: {error['ctx']['error']}"
     if kind == "literal_error":
         return f"{where}: unknown value {error['input']!r}; expected {error['ctx']['expected']}"
     return f"{where}: {error['msg']} (got {error['input']!r})"

@@ -2,7 +2,8 @@
 generation, per-generation metrics on the parent, artifacts, and the registry's `champion` alias.
 
 A pipeline lineage is one parent run, created by the `init` stage and recorded in `models/run.json`;
-every later stage (a separate process under DVC) logs under that parent.
+every later stage (a separate process under DVC) logs under that parent. A sweep is one parent run per
+Optuna study, in the `<experiment>-sweeps` experiment, with one child run per trial.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,10 +34,17 @@ def default_tracking_uri(root: Path | str = ".") -> str:
 
 
 def _client(params: Params):
+    """A client of the params' store. A new SQLite store is created under a file lock: sweep workers
+    starting together would otherwise both create its tables."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    from filelock import FileLock
     from mlflow import MlflowClient
 
-    return MlflowClient(tracking_uri=tracking_uri(params))
+    uri = tracking_uri(params)
+    if not uri.startswith("sqlite:///"):
+        return MlflowClient(tracking_uri=uri)
+    with FileLock(uri.removeprefix("sqlite:///") + ".lock"):
+        return MlflowClient(tracking_uri=uri)
 
 
 def _flatten(data: dict, prefix: str = "") -> dict[str, str]:
@@ -51,15 +58,30 @@ def _flatten(data: dict, prefix: str = "") -> dict[str, str]:
     return flat
 
 
+def _experiment_id(client, name: str) -> str:
+    """The named experiment, created on first use (by whichever process gets there first)."""
+    from mlflow.exceptions import MlflowException
+
+    experiment = client.get_experiment_by_name(name)
+    if experiment:
+        return experiment.experiment_id
+    try:
+        return client.create_experiment(name)
+    except MlflowException:  # another worker created it a moment ago
+        return client.get_experiment_by_name(name).experiment_id
+
+
+def _log_params(client, run_id: str, data: dict) -> None:
+    for key, value in _flatten(data).items():
+        client.log_param(run_id, key, value)
+
+
 def start_pipeline_run(params: Params, run_file: Path = RUN_FILE) -> str:
     """Create the lineage's parent run, log every param once, and record its id."""
     client = _client(params)
-    experiment = client.get_experiment_by_name(params.tracking.experiment)
-    experiment_id = experiment.experiment_id if experiment else client.create_experiment(params.tracking.experiment)
+    experiment_id = _experiment_id(client, params.tracking.experiment)
     run = client.create_run(experiment_id, run_name=f"{params.game}-seed{params.seed}", tags={"game": params.game})
-    data = params.model_dump(exclude={"generations"})
-    for key, value in _flatten(data).items():
-        client.log_param(run.info.run_id, key, value)
+    _log_params(client, run.info.run_id, params.model_dump(exclude={"generations", "sweep"}))
     write_json(run_file, {"run_id": run.info.run_id, "experiment_id": experiment_id})
     return run.info.run_id
 
@@ -69,37 +91,79 @@ def pipeline_run_id(run_file: Path = RUN_FILE) -> str:
 
 
 @contextmanager
-def stage_run(params: Params, stage: str, generation: int | None = None) -> Iterator[StageRun]:
-    """A child run of the pipeline's parent for one stage (and generation); FAILED if it raises."""
+def child_run(params: Params, parent_id: str, name: str, tags: dict, generation: int | None = None, mirror=True):
+    """A child run of `parent_id`; FAILED if the body raises, unless the body ended it itself."""
     client = _client(params)
-    parent = client.get_run(pipeline_run_id())
-    name = stage if generation is None else f"{stage}-gen{generation}"
-    run = client.create_run(
-        parent.info.experiment_id,
-        run_name=name,
-        tags={"mlflow.parentRunId": parent.info.run_id, "stage": stage, "generation": str(generation or "")},
-    )
-    child = StageRun(client, params, parent.info.run_id, run.info.run_id, generation)
+    parent = client.get_run(parent_id)
+    run = client.create_run(parent.info.experiment_id, run_name=name, tags={"mlflow.parentRunId": parent_id, **tags})
+    child = StageRun(client, params, parent_id, run.info.run_id, generation, mirror)
     try:
         yield child
     except BaseException:
-        client.set_terminated(run.info.run_id, "FAILED")
+        if not child.ended:
+            client.set_terminated(run.info.run_id, "FAILED")
         raise
-    client.set_terminated(run.info.run_id, "FINISHED")
+    if not child.ended:
+        client.set_terminated(run.info.run_id, "FINISHED")
+
+
+def stage_run(params: Params, stage: str, generation: int | None = None):
+    """A child run of the pipeline's parent for one stage (and generation)."""
+    name = stage if generation is None else f"{stage}-gen{generation}"
+    tags = {"stage": stage, "generation": str(generation or "")}
+    return child_run(params, pipeline_run_id(), name, tags, generation)
+
+
+def sweep_parent_run(params: Params, study: str, settings: dict) -> str:
+    """The study's parent run, shared by every worker on any machine. A worker that finds none
+    creates one; then every worker adopts the oldest and deletes its own if it is not that one, so
+    workers starting at the same moment still agree on a single parent."""
+    client = _client(params)
+    experiment_id = _experiment_id(client, f"{params.tracking.experiment}-sweeps")
+    query = f"tags.sweep_study = '{study}' and tags.sweep_role = 'parent'"
+
+    def parents():
+        runs = client.search_runs([experiment_id], query, max_results=100)
+        return sorted(runs, key=lambda r: (r.info.start_time, r.info.run_id))
+
+    found = parents()
+    if found:
+        return found[0].info.run_id
+    tags = {"sweep_study": study, "sweep_role": "parent", "game": params.game}
+    tags = {"sweep_study": study, "sweep_role": "parent", "game": params.game}
+    mine = client.create_run(experiment_id, run_name=f"sweep {study}", tags=tags).info.run_id
+    oldest = parents()[0].info.run_id
+    if oldest != mine:
+        client.delete_run(mine)
+    else:
+        _log_params(client, mine, settings)
+    return oldest
 
 
 class StageRun:
-    def __init__(self, client, params: Params, parent_id: str, run_id: str, generation: int | None):
+    def __init__(self, client, params: Params, parent_id: str, run_id: str, generation: int | None, mirror=True):
         self.client, self.params = client, params
         self.parent_id, self.run_id, self.generation = parent_id, run_id, generation
+        self.mirror, self.ended = mirror, False
 
     def log_metrics(self, metrics: dict[str, float], prefix: str = "", step: int | None = None) -> None:
-        """On the child run, and on the parent with the generation as step (curves over generations);
-        `step` names another generation (evaluation's rating of every generation)."""
+        """On the child run, and (`mirror`) on the parent with the generation as step (curves over
+        generations); `step` names another generation (evaluation's rating of every generation)."""
         step = step if step is not None else self.generation or 0
         for key, value in metrics.items():
             self.client.log_metric(self.run_id, f"{prefix}{key}", float(value), step=step)
-            self.client.log_metric(self.parent_id, f"{prefix}{key}", float(value), step=step)
+            if self.mirror:
+                self.client.log_metric(self.parent_id, f"{prefix}{key}", float(value), step=step)
+
+    def log_params(self, data: dict) -> None:
+        _log_params(self.client, self.run_id, data)
+
+    def end(self, status: str, **tags: str) -> None:
+        """End the run now with `status` (e.g. KILLED for a pruned trial) and tags saying why."""
+        for key, value in tags.items():
+            self.client.set_tag(self.run_id, key, value)
+        self.client.set_terminated(self.run_id, status)
+        self.ended = True
 
     def log_artifact(self, path: Path | str, artifact_path: str | None = None, on_parent: bool = False) -> None:
         self.client.log_artifact(self.parent_id if on_parent else self.run_id, str(path), artifact_path)
@@ -144,3 +208,8 @@ def download_champion(tracking_uri: str, model_name: str, directory: Path) -> Pa
         reason = str(err.message).splitlines()[0]
         raise CheckpointError(f"{tracking_uri}: no {CHAMPION_ALIAS} of model {model_name!r} ({reason})") from None
     return Path(path)
+
+
+def download_run_artifact(params: Params, run_id: str, name: str, directory: Path) -> Path:
+    """One artifact of a run (a sweep trial's network), downloaded into `directory`."""
+    return Path(_client(params).download_artifacts(run_id, name, str(directory)))

@@ -1,15 +1,13 @@
 """Stage `init`: the random generation-0 network (first best and first candidate), an empty replay
 buffer, and the MLflow parent run of this lineage."""
 
-import torch
-
 from pipeline.cli import entry_point, set_threads
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import save_checkpoint
-from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.replay import empty_samples, save_samples
 from pipeline.tracking import start_pipeline_run
+from pipeline.training_loop import initial_network
 from stages import paths
 
 
@@ -18,8 +16,7 @@ def main(argv):
     params = load_params()
     set_threads(params)
     game = make_game(params.game)
-    torch.manual_seed(params.seed)
-    model = SENet(NetworkShape.for_game(game, **params.network.model_dump()))
+    model = initial_network(game, params)
     for path in (paths.best(0), paths.candidate(0)):
         save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed"))
     save_samples(paths.replay(0), empty_samples(game))

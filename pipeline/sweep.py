@@ -1,0 +1,310 @@
+"""`python -m pipeline.sweep`: an Optuna study of which search params make the strongest agent for a
+fixed compute budget, the tuning seed 000 names as its open gap.
+
+The search space is `sweep.space` in params.yaml (dotted params paths: c_puct, Dirichlet alpha and
+rollouts by default). Each trial trains from scratch in this process (pipeline/training_loop.py) for
+`sweep.generations` generations. Every trial's self-play spends the same network evaluations per
+generation as the base params: with more rollouts per move it plays proportionally fewer games. After
+each generation the network, searching with `sweep.eval_rollouts` and the trial's own search params,
+plays a fixed panel of reference opponents (`sweep.panel`) in every seat; its mean pairwise score is
+the intermediate value a pruner watches and, after the last generation, the objective. The objective
+`strength_and_compute` adds wall seconds of self-play and training as a second, minimised objective,
+without pruning (Optuna prunes single-objective studies only).
+
+Storage: `sqlite:///<project>/sweep.db` by default; `--storage` takes any Optuna database URL
+(`postgresql://...`) or `journal:<file>` (a journal file for workers on one machine or a shared disk).
+Running the command again, here or on other machines, adds workers or resumes: the study aims at
+`sweep.trials` finished trials in all. On a database, trials of a killed worker are failed after a
+missed heartbeat and retried. MLflow: one parent run per study, a child run per trial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import multiprocessing
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import optuna
+import torch
+from tqdm import tqdm
+
+from pipeline.agents import PlayConfig
+from pipeline.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
+from pipeline.atomic import write_json
+from pipeline.cli import entry_point
+from pipeline.config import ConfigError, Params, load_params, parse_params
+from pipeline.games import make_game
+from pipeline.match import baseline_spec
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.parallel import AgentSpec, play_match, play_matches
+from pipeline.selfplay import search_config
+from pipeline.tracking import child_run, download_run_artifact, sweep_parent_run
+from pipeline.training_loop import GenerationReport, train_generations
+
+FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+HEARTBEAT_SECONDS = 60
+BASELINE = "baseline"  # user attr of the trial that runs params.yaml's own values (the paper's defaults)
+VERSUS = "versus_baseline.json"  # the head-to-head's figures, in the report folder
+CHECKPOINT = "network.ckpt"  # each complete trial's network, an artifact of its MLflow run
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
+
+
+def default_storage(root: Path | str = ".") -> str:
+    return f"sqlite:///{Path(root).resolve() / 'sweep.db'}"
+
+
+def open_storage(url: str) -> optuna.storages.BaseStorage:
+    """`journal:<file>` or a database URL; databases get a heartbeat so a killed worker's trial is
+    failed and retried once a live worker looks."""
+    if url.startswith("journal:"):
+        from optuna.storages.journal import JournalFileBackend
+
+        return optuna.storages.JournalStorage(JournalFileBackend(url.removeprefix("journal:")))
+    return optuna.storages.RDBStorage(
+        url,
+        heartbeat_interval=HEARTBEAT_SECONDS,
+        grace_period=3 * HEARTBEAT_SECONDS,
+        heartbeat_stale_trial_callback=optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=2),
+    )
+
+
+def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
+    sweep = params.sweep
+    multi = sweep.objective == "strength_and_compute"
+    if multi or sweep.pruner == "none":
+        pruner: optuna.pruners.BasePruner = optuna.pruners.NopPruner()
+    elif sweep.pruner == "median":
+        pruner = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1)
+    else:
+        pruner = optuna.pruners.HyperbandPruner(min_resource=1, max_resource=sweep.generations)
+    study = optuna.create_study(
+        study_name=sweep.study,
+        storage=storage,
+        load_if_exists=True,
+        directions=["maximize", "minimize"] if multi else ["maximize"],
+        pruner=pruner,
+    )
+    # Seeded per worker and per restart: a resumed worker must not replay its first random samples.
+    seed = np.random.SeedSequence([params.seed, worker, len(study.trials)]).generate_state(1)[0]
+    study.sampler = optuna.samplers.TPESampler(seed=int(seed))
+    return study
+
+
+def param_value(params: Params, path: str) -> Any:
+    section, name = path.split(".", 1)
+    return getattr(getattr(params, section), name)
+
+
+def with_overrides(params: Params, values: dict[str, Any]) -> Params:
+    """The params with dotted paths replaced, validated like params.yaml itself."""
+    data = params.model_dump()
+    for path, value in values.items():
+        section, name = path.split(".", 1)
+        data[section][name] = value
+    return parse_params(data, "sweep trial params")
+
+
+def suggest(trial: optuna.Trial, params: Params) -> dict[str, Any]:
+    """One value per dimension of the space; integer params get integers."""
+    values = {}
+    for path, dim in params.sweep.space.items():
+        if dim.choices is not None:
+            values[path] = trial.suggest_categorical(path, dim.choices)
+        elif isinstance(param_value(params, path), int):
+            values[path] = trial.suggest_int(path, round(dim.low), round(dim.high), log=dim.log)
+        else:
+            values[path] = trial.suggest_float(path, dim.low, dim.high, log=dim.log)
+    return values
+
+
+def trial_params(base: Params, values: dict[str, Any]) -> Params:
+    """The trial's params; self-play games rescaled so a generation costs what the base params' does."""
+    params = with_overrides(base, values)
+    if "selfplay.games" not in values:
+        games = max(1, round(base.selfplay.games * base.search.rollouts / params.search.rollouts))
+        params = with_overrides(params, {"selfplay.games": games})
+    return params
+
+
+def panel_specs(params: Params) -> list[AgentSpec]:
+    specs = []
+    for i, text in enumerate(params.sweep.panel):
+        spec = baseline_spec(text, params.evaluate.c_uct, params.seed + 1000 + i)
+        if spec is None:
+            raise ConfigError(
+                f"sweep.panel[{i}]: unknown opponent {text!r}; expected uct:N, random, alphabeta:D, solver, "
+                "optimal or hold:N"
+            )
+        specs.append(dataclasses.replace(spec, name=text))
+    return specs
+
+
+def metric_name(opponent: str) -> str:
+    return "vs_" + opponent.replace(":", "")
+
+
+def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> dict[str, float]:
+    """Mean pairwise score (ties half) against each panel member over every seat, and their mean."""
+    play = PlayConfig(simulations=params.sweep.eval_rollouts)
+    subject = AgentSpec.alphazero("trained", model, play, search_config(params))
+    table = seat_permutations([0] + [1] * (game.num_players - 1))
+    matches = []
+    for k in range(len(opponents)):
+        seatings = [[0 if seat == 0 else k + 1 for seat in seating] for seating in table]
+        matches.append((seatings * params.sweep.games_per_seating, [params.seed, 7919, k]))
+    results = play_matches(game.name, [subject, *opponents], matches, params.selfplay.parallel_games, params.workers)
+    scores = {metric_name(o.name): pairwise_score(r.records, "trained", o.name) for o, r in zip(opponents, results)}
+    return {"strength": float(np.mean(list(scores.values()))), **scores}
+
+
+class Objective:
+    """One trial: suggest, train, measure after each generation, report, maybe prune."""
+
+    def __init__(self, base: Params, parent_run: str):
+        self.base, self.parent_run = base, parent_run
+        self.game = make_game(base.game)
+        self.opponents = panel_specs(base)
+        self.multi = base.sweep.objective == "strength_and_compute"
+
+    def __call__(self, trial: optuna.Trial):
+        values = suggest(trial, self.base)
+        params = trial_params(self.base, values)
+        last: dict[str, float] = {}
+        tags = {"sweep_study": params.sweep.study, "optuna_trial": str(trial.number)}
+        with child_run(params, self.parent_run, f"trial {trial.number}", tags, mirror=False) as run:
+            run.log_params({**values, "selfplay.games": params.selfplay.games})
+
+            def on_generation(model, report: GenerationReport) -> None:
+                strength = panel_strength(self.game, model, params, self.opponents)
+                last.update(strength, seconds=report.seconds, generations=report.generation)
+                figures = {"simulations": report.simulations, "seconds": report.seconds}
+                figures |= {"policy_loss": report.policy_loss, "value_loss": report.value_loss}
+                run.log_metrics({**strength, **figures}, step=report.generation)
+                if not self.multi:
+                    trial.report(strength["strength"], report.generation)
+                    if trial.should_prune():
+                        run.end("KILLED", optuna_state="PRUNED")
+                        raise optuna.TrialPruned()
+
+            model = train_generations(self.game, params, params.sweep.generations, on_generation)
+            with tempfile.TemporaryDirectory() as folder:
+                save_checkpoint(Path(folder) / CHECKPOINT, model, self.game.name)
+                run.log_artifact(Path(folder) / CHECKPOINT)
+            run.end("FINISHED", optuna_state="COMPLETE")
+        trial.set_user_attr("mlflow_run_id", run.run_id)
+        trial.set_user_attr("seconds", last["seconds"])
+        return (last["strength"], last["seconds"]) if self.multi else last["strength"]
+
+
+def finished_trials(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=FINISHED))
+
+
+def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0, share: int = 1) -> None:
+    """Run trials until the study holds `trials` finished ones (counting other workers' too). A worker
+    that shares the machine with `share` workers takes its share of the cores."""
+    params = load_params(params_path)
+    if share > 1:
+        params = with_overrides(params, {"workers": 1})
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // share))
+    study = open_study(params, open_storage(storage_url), worker)
+    optuna.storages.fail_stale_trials(study)  # a killed worker's trials: failed, retried by the callback
+    if not study.trials:  # the first trial plays params.yaml's own values: the baseline to beat
+        baseline = {path: param_value(params, path) for path in params.sweep.space}
+        study.enqueue_trial(baseline, user_attrs={BASELINE: True}, skip_if_exists=True)
+    parent = sweep_parent_run(params, study.study_name, {"storage": storage_url, **params.sweep.model_dump()})
+    objective = Objective(params, parent)
+    bar = tqdm(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
+    while (done := finished_trials(study)) + _running(study) < trials:
+        study.optimize(objective, n_trials=1)
+        bar.update(finished_trials(study) - done)
+    bar.close()
+
+
+def _running(study: optuna.Study) -> int:
+    return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)))
+
+
+def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial:
+    """The strongest trial; with two objectives, the strongest on the Pareto front."""
+    if len(study.directions) == 1:
+        return study.best_trial
+    return max(study.best_trials, key=lambda t: t.values[0])
+
+
+def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int) -> dict[str, float]:
+    """The best trial's network against the baseline trial's, each searching with its own params and
+    `sweep.eval_rollouts`, with root noise and sampled openings (else two networks replay one game),
+    over every seating where both sit at the table: the tuned agent's pairwise score with a 95% CI."""
+    complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    baseline = next((t for t in complete if t.user_attrs.get(BASELINE)), None)
+    if baseline is None:
+        raise ConfigError(f"study {study.study_name!r}: the baseline trial has not completed yet")
+    game = make_game(params.game)
+    play = PlayConfig(params.sweep.eval_rollouts, add_noise=True, temperature_moves=2)
+    specs = []
+    with tempfile.TemporaryDirectory() as folder:
+        for name, trial in (("tuned", best_trial(study)), ("baseline", baseline)):
+            path = download_run_artifact(params, trial.user_attrs["mlflow_run_id"], CHECKPOINT, Path(folder) / name)
+            model = load_checkpoint(path, game.name)
+            specs.append(AgentSpec.alphazero(name, model, play, search_config(trial_params(params, trial.params))))
+    seatings = mixed_seatings(game.num_players) * games_per_seating
+    result = play_match(game.name, specs, seatings, [params.seed, 104729], params.selfplay.parallel_games, 0)
+    figures = score_interval(result.records, "tuned", "baseline")
+    return {**figures, "tuned_trial": best_trial(study).number, "baseline_trial": baseline.number}
+
+
+def _worker_main(args: tuple) -> None:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    run_worker(*args)
+
+
+@entry_point
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m pipeline.sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--storage", default=None, help="default: sweep.storage, else sqlite:///sweep.db")
+    parser.add_argument("--trials", type=int, default=None, help="default: sweep.trials")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
+    parser.add_argument("--worker", type=int, default=0, help="this machine's first worker index (sampler seed)")
+    parser.add_argument("--out", default=None, help="report folder; default sweeps/<study>")
+    parser.add_argument("--report-only", action="store_true", help="write the report of the study as it stands")
+    parser.add_argument(
+        "--versus-baseline", type=int, default=0, metavar="G", help="best vs baseline trial, G games per seating"
+    )
+    args = parser.parse_args(argv)
+    params = load_params(args.params)
+    storage_url = args.storage or params.sweep.storage or default_storage()
+    trials = args.trials or params.sweep.trials
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    if not args.report_only:
+        panel_specs(params)  # a bad panel stops here, before any worker starts
+        if args.jobs == 1:
+            run_worker(args.params, storage_url, trials, args.worker)
+        else:
+            context = multiprocessing.get_context("spawn")
+            jobs = [(args.params, storage_url, trials, args.worker + j, args.jobs) for j in range(args.jobs)]
+            processes = [context.Process(target=_worker_main, args=(job,)) for job in jobs]
+            for process in processes:
+                process.start()
+            for process in processes:
+                process.join()
+            if any(p.exitcode for p in processes):
+                raise SystemExit("a sweep worker failed; see its error above")
+    from pipeline.sweep_report import write_report
+
+    study = open_study(params, open_storage(storage_url))
+    out = Path(args.out or Path("sweeps") / params.sweep.study)
+    if args.versus_baseline:
+        write_json(out / VERSUS, versus_baseline(study, params, args.versus_baseline))
+    print(f"report: {write_report(study, params, Path(args.params), out)}")
+
+
+if __name__ == "__main__":
+    main()

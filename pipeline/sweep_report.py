@@ -1,0 +1,132 @@
+"""A sweep's report: the best params as a params file `dvc repro` takes, every trial as CSV, and the
+plots people look at first (optimisation history, parameter importances, slices of the paper's three
+parameters, per-generation strength of every trial, and the Pareto front with two objectives)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import optuna  # noqa: E402
+from optuna.visualization import matplotlib as plots  # noqa: E402
+from ruamel.yaml import YAML  # noqa: E402
+
+from pipeline.atomic import atomic_path, write_text  # noqa: E402
+from pipeline.config import Params  # noqa: E402
+from pipeline.sweep import FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
+
+PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.rollouts")
+
+
+def best_values(params: Params, trial: optuna.trial.FrozenTrial) -> dict:
+    """The trial's tuned values plus what they imply (self-play games rescaled to the same cost)."""
+    tuned = trial_params(params, trial.params)
+    values = dict(trial.params)
+    values.setdefault("selfplay.games", tuned.selfplay.games)
+    return values
+
+
+def write_best_params(params_path: Path, values: dict, out: Path) -> None:
+    """params.yaml with the values substituted, comments and order kept."""
+    yaml = YAML()
+    data = yaml.load(params_path.read_text())
+    for path, value in values.items():
+        section, name = path.split(".", 1)
+        data.setdefault(section, {})[name] = value
+    buffer = io.StringIO()
+    yaml.dump(data, buffer)
+    write_text(out, buffer.getvalue())
+
+
+def _save(axes, path: Path) -> None:
+    figure = np.ravel(axes)[0].figure
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    plt.close(figure)
+
+
+def write_plots(study: optuna.Study, out: Path) -> list[tuple[str, str]]:
+    """PNG files and captions; a plot that needs more finished trials than there are is left out."""
+    multi = len(study.directions) > 1
+    strength = {"target": (lambda t: t.values[0]), "target_name": "strength"} if multi else {}
+    complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    tuned = list(study.best_trials[0].params) if complete else []
+    made = []
+
+    def add(name: str, caption: str, draw) -> None:
+        _save(draw(), out / name)
+        made.append((name, caption))
+
+    if complete:
+        add(
+            "history.png",
+            "Strength of each complete trial and the best so far",
+            lambda: plots.plot_optimization_history(study, **strength),
+        )
+    if len(complete) >= 2 and tuned:
+        add(
+            "importances.png",
+            "Share of the strength's variance each parameter explains (fANOVA)",
+            lambda: plots.plot_param_importances(study, **strength),
+        )
+        slices = [p for p in PAPER_PARAMS if p in tuned] or tuned
+        add("slices.png", "Strength against each paper parameter", lambda: plots.plot_slice(study, slices, **strength))
+    if not multi and any(t.intermediate_values for t in study.trials):
+        add(
+            "intermediate.png",
+            "Strength after each generation; pruned trials stop early",
+            lambda: plots.plot_intermediate_values(study),
+        )
+    if multi and complete:
+        add(
+            "pareto.png",
+            "Strength against wall seconds of self-play and training",
+            lambda: plots.plot_pareto_front(study, target_names=["strength", "seconds"]),
+        )
+    return made
+
+
+def write_report(study: optuna.Study, params: Params, params_path: Path, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    trials = study.get_trials(deepcopy=False)
+    finished = [t for t in trials if t.state in FINISHED]
+    lines = [f"# Sweep `{study.study_name}` on {params.game}", ""]
+    counts = {state.name.lower(): sum(t.state == state for t in trials) for state in optuna.trial.TrialState}
+    lines.append(", ".join(f"{n} {state}" for state, n in counts.items() if n) or "no trials yet")
+    if trials:
+        with atomic_path(out / "trials.csv") as tmp:
+            study.trials_dataframe().to_csv(tmp, index=False)
+    if any(t.state == optuna.trial.TrialState.COMPLETE for t in finished):
+        best = best_trial(study)
+        values = best_values(params, best)
+        write_best_params(params_path, values, out / "best_params.yaml")
+        settings = " ".join(f"-S {path}={value}" for path, value in values.items())
+        lines += [
+            "",
+            f"## Best: trial {best.number}, strength {best.values[0]:.3f}",
+            "",
+            *[f"- `{path}`: {value}" for path, value in values.items()],
+            "",
+            f"`best_params.yaml` is {params_path.name} with these values. Train with them: `dvc exp run {settings}`,",
+            f"or `cp {out / 'best_params.yaml'} params.yaml && dvc repro`.",
+        ]
+    if (out / VERSUS).exists():
+        versus = json.loads((out / VERSUS).read_text())
+        lines += [
+            "",
+            f"## Tuned (trial {versus['tuned_trial']}) against the baseline (trial {versus['baseline_trial']})",
+            "",
+            f"Pairwise score {versus['score']:.3f}, 95% CI [{versus['ci95_low']:.3f}, {versus['ci95_high']:.3f}], "
+            f"{versus['games']} games over every seating where both sit (0.5 = equal).",
+        ]
+    for name, caption in write_plots(study, out):
+        lines += ["", f"![{caption}]({name})", "", f"*{caption}.*"]
+    path = out / "report.md"
+    write_text(path, "\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,176 @@
+"""The sweep machinery on tiny real budgets: a study in SQLite with its MLflow parent and child runs,
+resuming, the report and its params file, two objectives, two worker processes on one journal
+storage, and bad sweep params refused."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import optuna
+import pytest
+import yaml
+from mlflow import MlflowClient
+
+from pipeline.config import ConfigError, load_params, parse_params
+from pipeline.sweep import (
+    BASELINE,
+    best_trial,
+    open_storage,
+    open_study,
+    panel_specs,
+    run_worker,
+    trial_params,
+    versus_baseline,
+)
+from pipeline.sweep_report import write_report
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MLflow keeps artifacts beside the working directory
+
+
+def tiny_params(folder: Path, **sweep) -> Path:
+    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data.update(game="tictactoe", workers=1)
+    data["network"] = {"blocks": 1, "channels": 8, "se_reduction": 2}
+    data["search"]["rollouts"] = 4
+    data["selfplay"].update(games=4, parallel_games=8)
+    data["train"]["epochs"] = 1
+    data["tracking"]["tracking_uri"] = f"sqlite:///{folder / 'mlflow.db'}"
+    data["sweep"] = {
+        "study": "tiny",
+        "trials": 3,
+        "generations": 2,
+        "panel": ["random", "uct:4"],
+        "games_per_seating": 1,
+        "eval_rollouts": 4,
+        "space": {
+            "search.c_puct": {"low": 0.5, "high": 5.0, "log": True},
+            "search.rollouts": {"low": 2, "high": 8},
+        },
+        **sweep,
+    }
+    path = folder / "params.yaml"
+    path.write_text("# tiny sweep params\n" + yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def sweep_runs(folder: Path, study: str):
+    client = MlflowClient(tracking_uri=f"sqlite:///{folder / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("alphazero-sweeps")
+    runs = client.search_runs([experiment.experiment_id], f"tags.sweep_study = '{study}'", max_results=1000)
+    parents = [r for r in runs if r.data.tags.get("sweep_role") == "parent"]
+    children = [r for r in runs if "optuna_trial" in r.data.tags]
+    return client, parents, children
+
+
+def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
+    params_path = tiny_params(tmp_path)
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    run_worker(str(params_path), storage, trials=3)
+    study = open_study(load_params(params_path), open_storage(storage))
+    trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len(trials) == 3
+    # the first trial runs params.yaml's own values: the baseline the tuned params must beat
+    assert trials[0].user_attrs[BASELINE] and trials[0].params == {"search.c_puct": 3.0, "search.rollouts": 4}
+    assert all(0 <= t.value <= 1 for t in trials)
+    assert all(sorted(t.intermediate_values) == [1, 2] for t in trials)
+
+    client, parents, children = sweep_runs(tmp_path, "tiny")
+    assert len(parents) == 1
+    assert sorted(int(r.data.tags["optuna_trial"]) for r in children) == [0, 1, 2]
+    for trial in trials:
+        run = client.get_run(trial.user_attrs["mlflow_run_id"])
+        assert run.data.tags["mlflow.parentRunId"] == parents[0].info.run_id
+        assert float(run.data.params["search.c_puct"]) == pytest.approx(trial.params["search.c_puct"])
+        assert [m.step for m in client.get_metric_history(run.info.run_id, "strength")] == [1, 2]
+        assert run.data.metrics["strength"] == pytest.approx(trial.value)
+
+    run_worker(str(params_path), storage, trials=4)  # resuming adds exactly the missing trial, a new one
+    complete = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len(complete) == 4 and complete[3].params not in [t.params for t in complete[:3]]
+    assert len(sweep_runs(tmp_path, "tiny")[1]) == 1  # still one parent run
+
+    params = load_params(params_path)
+    versus = versus_baseline(study, params, games_per_seating=1)
+    assert versus["games"] == 2 and 0 <= versus["score"] <= 1  # both seatings of two players, once
+    report = write_report(study, params, params_path, tmp_path / "report")
+    best = best_trial(study)
+    tuned = load_params(tmp_path / "report" / "best_params.yaml")
+    assert tuned.search.c_puct == pytest.approx(best.params["search.c_puct"])
+    assert tuned.search.rollouts == best.params["search.rollouts"]
+    assert tuned.selfplay.games == trial_params(params, best.params).selfplay.games
+    assert "# tiny sweep params" in (tmp_path / "report" / "best_params.yaml").read_text()  # comments kept
+    for name in ("history.png", "importances.png", "slices.png", "intermediate.png", "trials.csv"):
+        assert (tmp_path / "report" / name).stat().st_size > 0
+    assert "dvc exp run -S search.c_puct=" in report.read_text()
+
+
+def test_every_trial_spends_the_same_selfplay_evaluations_per_generation(tmp_path):
+    params = load_params(tiny_params(tmp_path))
+    assert trial_params(params, {"search.rollouts": 8}).selfplay.games == 2  # 4 games x 4 rollouts
+    assert trial_params(params, {"search.rollouts": 2}).selfplay.games == 8
+    assert trial_params(params, {"search.rollouts": 2, "selfplay.games": 5}).selfplay.games == 5
+
+
+def test_two_objectives_strength_and_compute_without_pruning(tmp_path):
+    params_path = tiny_params(tmp_path, objective="strength_and_compute", trials=2, generations=1)
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    run_worker(str(params_path), storage, trials=2)
+    study = open_study(load_params(params_path), open_storage(storage))
+    assert len(study.directions) == 2
+    assert all(len(t.values) == 2 and t.values[1] > 0 for t in study.trials)
+    write_report(study, load_params(params_path), params_path, tmp_path / "report")
+    assert (tmp_path / "report" / "pareto.png").exists()
+
+
+def test_two_worker_processes_share_one_journal_storage(tmp_path):
+    """Two independent workers (as on two machines) against one journal file: every trial finishes
+    once, under one MLflow parent run, with its own child run."""
+    params_path = tiny_params(tmp_path, trials=4, generations=1)
+    storage = f"journal:{tmp_path / 'journal.log'}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pipeline.sweep", "--params", str(params_path), "--storage", storage]
+    workers = [
+        subprocess.Popen([*command, "--worker", str(i)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+        for i in range(2)
+    ]
+    for worker in workers:
+        _, errors = worker.communicate(timeout=600)
+        assert worker.returncode == 0, errors
+    study = open_study(load_params(params_path), open_storage(storage))
+    trials = study.get_trials()
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
+    assert 4 <= len(trials) <= 5  # both workers may start a trial when three are done
+    assert sorted(t.number for t in trials) == list(range(len(trials)))
+    _, parents, children = sweep_runs(tmp_path, "tiny")
+    assert len(parents) == 1
+    assert sorted(r.info.run_id for r in children) == sorted(t.user_attrs["mlflow_run_id"] for t in trials)
+    assert {r.data.tags["mlflow.parentRunId"] for r in children} == {parents[0].info.run_id}
+
+
+@pytest.mark.parametrize(
+    ("sweep", "message"),
+    [
+        ({"space": {"search.cpuct": {"low": 1, "high": 2}}}, "'search.cpuct' names no single param"),
+        ({"space": {"train.augment": {"low": 0, "high": 1}}}, "'train.augment' takes choices, not a range"),
+        ({"space": {"search.c_puct": {"low": 3, "high": 2}}}, "sweep.space.search.c_puct: give low <= high"),
+        ({"pruner": "asha"}, "sweep.pruner: unknown value 'asha'"),
+    ],
+)
+def test_bad_sweep_params_give_one_line_naming_the_field(tmp_path, sweep, message):
+    data = yaml.safe_load(tiny_params(tmp_path).read_text())
+    data["sweep"].update(sweep)
+    with pytest.raises(ConfigError, match=message) as err:
+        parse_params(data)
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_panel_opponent_is_refused(tmp_path):
+    params = load_params(tiny_params(tmp_path, panel=["uct:4", "minimax"]))
+    with pytest.raises(ConfigError, match=r"sweep.panel\[1\]: unknown opponent 'minimax'"):
+        panel_specs(params)
