@@ -166,8 +166,8 @@ def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> d
 class Objective:
     """One trial: suggest, train, measure after each generation, report, maybe prune."""
 
-    def __init__(self, base: Params, parent_run: str):
-        self.base, self.parent_run = base, parent_run
+    def __init__(self, base: Params, parent_run: str, bar: tqdm):
+        self.base, self.parent_run, self.bar = base, parent_run, bar
         self.game = make_game(base.game)
         self.opponents = panel_specs(base)
         self.multi = base.sweep.objective == "strength_and_compute"
@@ -183,6 +183,7 @@ class Objective:
             def on_generation(model, report: GenerationReport) -> None:
                 strength = panel_strength(self.game, model, params, self.opponents)
                 last.update(strength, seconds=report.seconds, generations=report.generation)
+                self.bar.set_postfix_str(f"trial {trial.number} gen {report.generation}: {strength['strength']:.3f}")
                 figures = {"simulations": report.simulations, "seconds": report.seconds}
                 figures |= {"policy_loss": report.policy_loss, "value_loss": report.value_loss}
                 run.log_metrics({**strength, **figures}, step=report.generation)
@@ -219,8 +220,8 @@ def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0,
         baseline = {path: param_value(params, path) for path in params.sweep.space}
         study.enqueue_trial(baseline, user_attrs={BASELINE: True}, skip_if_exists=True)
     parent = sweep_parent_run(params, study.study_name, {"storage": storage_url, **params.sweep.model_dump()})
-    objective = Objective(params, parent)
     bar = tqdm(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
+    objective = Objective(params, parent, bar)
     while (done := finished_trials(study)) + _running(study) < trials:
         study.optimize(objective, n_trials=1)
         bar.update(finished_trials(study) - done)
