@@ -44,7 +44,7 @@ from pipeline.match import baseline_spec
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.parallel import AgentSpec, play_match, play_matches
 from pipeline.selfplay import search_config
-from pipeline.tracking import child_run, download_run_artifact, sweep_parent_run
+from pipeline.tracking import child_run, download_run_artifact, log_to_run, sweep_parent_run
 from pipeline.training_loop import GenerationReport, train_generations
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
@@ -203,6 +203,10 @@ class Objective:
         return (last["strength"], last["seconds"]) if self.multi else last["strength"]
 
 
+def sweep_settings(params: Params, storage_url: str) -> dict:
+    return {"storage": storage_url, **params.sweep.model_dump()}
+
+
 def finished_trials(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=FINISHED))
 
@@ -219,7 +223,7 @@ def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0,
     if not study.trials:  # the first trial plays params.yaml's own values: the baseline to beat
         baseline = {path: param_value(params, path) for path in params.sweep.space}
         study.enqueue_trial(baseline, user_attrs={BASELINE: True}, skip_if_exists=True)
-    parent = sweep_parent_run(params, study.study_name, {"storage": storage_url, **params.sweep.model_dump()})
+    parent = sweep_parent_run(params, study.study_name, sweep_settings(params, storage_url))
     bar = tqdm(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
     objective = Objective(params, parent, bar)
     while (done := finished_trials(study)) + _running(study) < trials:
@@ -302,9 +306,14 @@ def main(argv):
 
     study = open_study(params, open_storage(storage_url))
     out = Path(args.out or Path("sweeps") / params.sweep.study)
+    metrics = {}
     if args.versus_baseline:
-        write_json(out / VERSUS, versus_baseline(study, params, args.versus_baseline))
-    print(f"report: {write_report(study, params, Path(args.params), out)}")
+        versus = versus_baseline(study, params, args.versus_baseline)
+        write_json(out / VERSUS, versus)
+        metrics = {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
+    report = write_report(study, params, Path(args.params), out)
+    log_to_run(params, sweep_parent_run(params, study.study_name, sweep_settings(params, storage_url)), metrics, out)
+    print(f"report: {report}")
 
 
 if __name__ == "__main__":

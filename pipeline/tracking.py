@@ -213,3 +213,12 @@ def download_champion(tracking_uri: str, model_name: str, directory: Path) -> Pa
 def download_run_artifact(params: Params, run_id: str, name: str, directory: Path) -> Path:
     """One artifact of a run (a sweep trial's network), downloaded into `directory`."""
     return Path(_client(params).download_artifacts(run_id, name, str(directory)))
+
+
+def log_to_run(params: Params, run_id: str, metrics: dict[str, float], folder: Path | None = None) -> None:
+    """Metrics, and every file of `folder` as artifacts, on an existing run (a sweep's parent)."""
+    client = _client(params)
+    for key, value in metrics.items():
+        client.log_metric(run_id, key, float(value))
+    if folder is not None:
+        client.log_artifacts(run_id, str(folder), Path(folder).name)

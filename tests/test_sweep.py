@@ -147,8 +147,10 @@ def test_two_worker_processes_share_one_journal_storage(tmp_path):
     assert all(t.state == optuna.trial.TrialState.COMPLETE for t in trials)
     assert 4 <= len(trials) <= 5  # both workers may start a trial when three are done
     assert sorted(t.number for t in trials) == list(range(len(trials)))
-    _, parents, children = sweep_runs(tmp_path, "tiny")
+    client, parents, children = sweep_runs(tmp_path, "tiny")
     assert len(parents) == 1
+    reported = [a.path for a in client.list_artifacts(parents[0].info.run_id, "tiny")]
+    assert "tiny/report.md" in reported and "tiny/best_params.yaml" in reported  # the report, in MLflow
     assert sorted(r.info.run_id for r in children) == sorted(t.user_attrs["mlflow_run_id"] for t in trials)
     assert {r.data.tags["mlflow.parentRunId"] for r in children} == {parents[0].info.run_id}
 
