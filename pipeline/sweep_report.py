@@ -98,7 +98,14 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
     finished = [t for t in trials if t.state in FINISHED]
     lines = [f"# Sweep `{study.study_name}` on {params.game}", ""]
     counts = {state.name.lower(): sum(t.state == state for t in trials) for state in optuna.trial.TrialState}
-    lines.append(", ".join(f"{n} {state}" for state, n in counts.items() if n) or "no trials yet")
+    sweep = params.sweep
+    lines += [
+        f"Each trial: {sweep.generations} generations, each with the self-play cost of {params.selfplay.games} "
+        f"games at {params.search.rollouts} rollouts a move; strength = mean pairwise score against "
+        f"{', '.join(sweep.panel)} with {sweep.eval_rollouts} rollouts, {sweep.games_per_seating} games per seating.",
+        "",
+        ", ".join(f"{n} {state}" for state, n in counts.items() if n) or "no trials yet",
+    ]
     if trials:
         with atomic_path(out / "trials.csv") as tmp:
             study.trials_dataframe().to_csv(tmp, index=False)
