@@ -105,8 +105,11 @@ def with_overrides(params: Params, values: dict[str, Any]) -> Params:
     """The params with dotted paths replaced, validated like params.yaml itself."""
     data = params.model_dump()
     for path, value in values.items():
-        section, name = path.split(".", 1)
-        data[section][name] = value
+        *sections, name = path.split(".")
+        target = data
+        for section in sections:
+            target = target[section]
+        target[name] = value
     return parse_params(data, "sweep trial params")
 
 

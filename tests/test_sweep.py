@@ -22,6 +22,7 @@ from pipeline.sweep import (
     run_worker,
     trial_params,
     versus_baseline,
+    with_overrides,
 )
 from pipeline.sweep_report import write_report
 
@@ -115,6 +116,14 @@ def test_every_trial_spends_the_same_selfplay_evaluations_per_generation(tmp_pat
     assert trial_params(params, {"search.rollouts": 8}).selfplay.games == 2  # 4 games x 4 rollouts
     assert trial_params(params, {"search.rollouts": 2}).selfplay.games == 8
     assert trial_params(params, {"search.rollouts": 2, "selfplay.games": 5}).selfplay.games == 5
+
+
+def test_overrides_reach_top_level_and_nested_params_and_are_validated(tmp_path):
+    params = load_params(tiny_params(tmp_path))
+    changed = with_overrides(params, {"workers": 2, "search.c_puct": 1.5})
+    assert (changed.workers, changed.search.c_puct, params.search.c_puct) == (2, 1.5, 3.0)
+    with pytest.raises(ConfigError, match="sweep trial params: search.rollouts"):
+        with_overrides(params, {"search.rollouts": 0})
 
 
 def test_two_objectives_strength_and_compute_without_pruning(tmp_path):
