@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.agents import PlayConfig
+from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
 from pipeline.arena import (
     GameRecord,
     mean_score,
@@ -31,6 +32,7 @@ from pipeline.match_cache import MatchCache
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_matches
+from pipeline.pig_solver import match_win_probability
 from pipeline.ratings import fit_bradley_terry, pairwise_results
 from pipeline.search import CachingEvaluator
 from pipeline.selfplay import search_config
@@ -118,9 +120,23 @@ def plan_pig_oracle(game, champion: SENet, params: Params) -> list[PlannedMatch]
     return [PlannedMatch("pig_oracle", o.name, [subject, o], seatings) for o in opponents]
 
 
-def summarise_pig_oracle(matches: list[PlannedMatch]) -> dict:
+def exact_pig_oracle(game: PigGame, champion: SENet, params: Params) -> list[dict]:
+    """The champion's policy head alone (no search) against the same oracles, scored exactly: a figure
+    without sampling error, which separates what the network learnt from what search adds."""
+    hold_at = params.evaluate.pig_oracle.hold_at
+    opponents = {"optimal": optimal_rolls(game.goal), f"hold_at_{hold_at}": hold_at_rolls(game.goal, hold_at)}
+    first_seat, second_seat = (network_rolls(game, champion, seat) for seat in (0, 1))
+    rows = []
+    for name, rolls in opponents.items():
+        first = match_win_probability(first_seat, rolls)[0]
+        second = match_win_probability(second_seat, rolls)[1]
+        rows.append({"opponent": name, "moving_first": first, "moving_second": second, "score": (first + second) / 2})
+    return rows
+
+
+def summarise_pig_oracle(matches: list[PlannedMatch], exact: list[dict]) -> dict:
     rows = [{"opponent": m.label, **score_interval(m.records, m.agents[0].name, m.label)} for m in matches]
-    return {"pig_oracle": rows}
+    return {"pig_oracle": rows, "pig_oracle_policy_exact": exact}
 
 
 # --- ratings over generations (and seed 002's curves against the first network) ---------------------
@@ -329,7 +345,8 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
     if ev.fig3.enabled:
         plans["fig3"] = (plan_fig3(game, champion, params), summarise_fig3)
     if ev.pig_oracle.enabled and has_pig_oracle(game):
-        plans["pig_oracle"] = (plan_pig_oracle(game, champion, params), summarise_pig_oracle)
+        exact = exact_pig_oracle(game, champion, params)
+        plans["pig_oracle"] = (plan_pig_oracle(game, champion, params), partial(summarise_pig_oracle, exact=exact))
     connect4 = game.name == "connect4"
     if ev.alphabeta.enabled and connect4:
         plans["alphabeta"] = (plan_alphabeta(game, champion, params), partial(summarise_alphabeta, params=params))

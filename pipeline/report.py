@@ -185,11 +185,21 @@ def oracle_section(evaluation: dict) -> Section:
         }
         for r in evaluation["pig_oracle"]
     ]
+    exact = [
+        {
+            "opponent": r["opponent"],
+            "policy_head_win_rate": round(r["score"], 4),
+            "moving_first": round(r["moving_first"], 4),
+            "moving_second": round(r["moving_second"], 4),
+        }
+        for r in evaluation.get("pig_oracle_policy_exact", [])
+    ]
     text = (
         f"The champion at {evaluation['rollouts']} rollouts, without noise, against the optimal policy (value "
-        "iteration; optimal against optimal wins 50%) and a fixed hold threshold, half the games in each seat."
+        "iteration; optimal against optimal wins 50%) and a fixed hold threshold, half the games in each seat. "
+        "Second table: the champion's policy head alone (no search), its win probability computed exactly."
     )
-    return Section("Oracle: two-player Pig", text, tables=[rows])
+    return Section("Oracle: two-player Pig", text, tables=[rows, exact] if exact else [rows])
 
 
 def rating_rows(evaluation: dict) -> list[dict]:

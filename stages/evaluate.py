@@ -31,6 +31,8 @@ def main(argv):
             run.log_metrics({"elo": ratings[player]}, step=int(generation))
         for row in results.get("pig_oracle", []):
             run.log_metrics({f"win_rate_vs_{row['opponent']}": row["score"]})
+        for row in results.get("pig_oracle_policy_exact", []):
+            run.log_metrics({f"policy_head_exact_win_rate_vs_{row['opponent']}": row["score"]})
 
 
 if __name__ == "__main__":

@@ -75,6 +75,9 @@ def test_two_player_pig_meets_its_oracles(tmp_path):
     rows = {row["opponent"]: row for row in result["pig_oracle"]}
     assert set(rows) == {"optimal", "hold_at_20"}
     assert all(row["games"] == 6 and 0 <= row["score"] <= 1 for row in rows.values())
+    exact = {row["opponent"]: row for row in result["pig_oracle_policy_exact"]}
+    assert set(exact) == set(rows)
+    assert all(row["score"] == (row["moving_first"] + row["moving_second"]) / 2 for row in exact.values())
 
 
 @pytest.mark.skipif(not DATA.exists(), reason="the shared Connect-4 test positions are not on this machine")

@@ -61,7 +61,9 @@ def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
 
 def test_sections_follow_the_experiments_that_ran(tmp_path):
     oracle = [{"opponent": "optimal", "score": 0.49, "ci95_low": 0.46, "ci95_high": 0.52, "games": 1000}]
-    write_report(tmp_path, "pig(players=2,goal=30)", SELFPLAY, TRAIN, GATE, {"rollouts": 8, "pig_oracle": oracle})
+    exact = [{"opponent": "optimal", "score": 0.4871, "moving_first": 0.55, "moving_second": 0.4242}]
+    evaluation = {"rollouts": 8, "pig_oracle": oracle, "pig_oracle_policy_exact": exact}
+    write_report(tmp_path, "pig(players=2,goal=30)", SELFPLAY, TRAIN, GATE, evaluation)
     page = (tmp_path / "report.html").read_text()
-    assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page
+    assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page and "0.4871" in page
     assert "Seed 000" not in page and not (tmp_path / "fig3a.png").exists()

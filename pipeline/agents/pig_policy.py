@@ -1,14 +1,17 @@
 """Fixed Pig strategies that serve as oracles for two-player Pig: the optimal policy solved by value
-iteration (Neller & Presser) and the classic "hold at 20". No search, no randomness."""
+iteration (Neller & Presser) and the classic "hold at 20". No search, no randomness. A network's own
+policy head, read into the same kind of table, can then be scored against them exactly."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 import numpy as np
+import torch
 
 from pipeline.agents.base import PositionAgent
-from pipeline.games.pig import HOLD, ROLL, PigGame
+from pipeline.games.pig import HOLD, ROLL, PigGame, PigState
+from pipeline.nets.senet import SENet
 from pipeline.pig_solver import solve_pig
 
 
@@ -43,3 +46,25 @@ def pig_table_agent(game, name: str, hold_at: int | None = None) -> PigPolicyAge
         raise ValueError(f"{name}: a Pig policy table needs two-player Pig, got {game.name}")
     rolls = optimal_rolls(game.goal) if hold_at is None else hold_at_rolls(game.goal, hold_at)
     return PigPolicyAgent(game, rolls, name)
+
+
+def network_rolls(game: PigGame, model: SENet, seat: int, batch: int = 8192) -> np.ndarray:
+    """rolls[own score, opponent score, turn total] as the network's policy head picks them (no search)
+    in `seat` of two-player Pig; the network sees its seat, so each seat has its own table."""
+    g = game.goal
+    keys = np.array([(i, j, k) for i in range(g) for j in range(g) for k in range(g - i)])
+    picks = []
+    was_training = model.training
+    model.eval()
+    with torch.inference_mode():
+        for start in range(0, len(keys), batch):
+            states = [
+                PigState((i, j) if seat == 0 else (j, i), k, seat, 0, None) for i, j, k in keys[start : start + batch]
+            ]
+            logits = model(torch.from_numpy(game.encode_batch(states)))[0]
+            legal = torch.from_numpy(np.stack([game.legal_mask(s) for s in states]))
+            picks.append(logits.masked_fill(~legal, -torch.inf).argmax(dim=1).numpy() == ROLL)
+    model.train(was_training)
+    rolls = np.zeros((g, g, g), dtype=bool)
+    rolls[keys[:, 0], keys[:, 1], keys[:, 2]] = np.concatenate(picks)
+    return rolls
