@@ -130,7 +130,6 @@ def sweep_parent_run(params: Params, study: str, settings: dict) -> str:
     if found:
         return found[0].info.run_id
     tags = {"sweep_study": study, "sweep_role": "parent", "game": params.game}
-    tags = {"sweep_study": study, "sweep_role": "parent", "game": params.game}
     mine = client.create_run(experiment_id, run_name=f"sweep {study}", tags=tags).info.run_id
     oldest = parents()[0].info.run_id
     if oldest != mine:

@@ -5,26 +5,32 @@ storage, and bad sweep params refused."""
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import optuna
 import pytest
 import yaml
 from mlflow import MlflowClient
+from tqdm import tqdm
 
+from pipeline import sweep as sweep_module
 from pipeline.config import ConfigError, load_params, parse_params
 from pipeline.sweep import (
     BASELINE,
+    Objective,
     best_trial,
     open_storage,
     open_study,
     panel_specs,
     run_worker,
+    sweep_settings,
     trial_params,
     versus_baseline,
     with_overrides,
 )
 from pipeline.sweep_report import write_report
+from pipeline.tracking import sweep_parent_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,6 +130,40 @@ def test_overrides_reach_top_level_and_nested_params_and_are_validated(tmp_path)
     assert (changed.workers, changed.search.c_puct, params.search.c_puct) == (2, 1.5, 3.0)
     with pytest.raises(ConfigError, match="sweep trial params: search.rollouts"):
         with_overrides(params, {"search.rollouts": 0})
+
+
+def test_a_pruned_trial_ends_its_mlflow_run_killed_and_tagged(tmp_path):
+    params = load_params(tiny_params(tmp_path, generations=2))
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    study = open_study(params, open_storage(storage))
+    study.pruner = optuna.pruners.ThresholdPruner(lower=1.5)  # strength is at most 1: always pruned
+    parent = sweep_parent_run(params, study.study_name, sweep_settings(params, storage))
+    study.optimize(Objective(params, parent, tqdm(disable=True)), n_trials=1)
+    trial = study.trials[0]
+    assert trial.state == optuna.trial.TrialState.PRUNED and list(trial.intermediate_values) == [1]
+    client, _, children = sweep_runs(tmp_path, "tiny")
+    assert len(children) == 1
+    run = client.get_run(children[0].info.run_id)
+    assert (run.info.status, run.data.tags["optuna_state"]) == ("KILLED", "PRUNED")
+    assert [m.step for m in client.get_metric_history(run.info.run_id, "strength")] == [1]
+
+
+def test_a_killed_workers_trial_is_failed_and_retried_with_its_params(tmp_path, monkeypatch):
+    monkeypatch.setattr(sweep_module, "HEARTBEAT_SECONDS", 1)  # stale after a 3 s grace, not 3 min
+    params_path = tiny_params(tmp_path, generations=1)
+    storage_url = f"sqlite:///{tmp_path / 'sweep.db'}"
+    storage = open_storage(storage_url)
+    study = open_study(load_params(params_path), storage)
+    space = {"search.c_puct": optuna.distributions.FloatDistribution(0.5, 5.0, log=True)}
+    lost = study.ask(space)  # a worker that started this trial, sent one heartbeat and died
+    storage.record_heartbeat(lost._trial_id)
+    time.sleep(4)
+    run_worker(str(params_path), storage_url, trials=1)
+    stale, retried = study.get_trials()
+    assert stale.state == optuna.trial.TrialState.FAIL
+    assert retried.state == optuna.trial.TrialState.COMPLETE
+    assert optuna.storages.RetryHeartbeatStaleTrialCallback.retried_trial_number(retried) == stale.number
+    assert retried.params["search.c_puct"] == stale.params["search.c_puct"]
 
 
 def test_two_objectives_strength_and_compute_without_pruning(tmp_path):
