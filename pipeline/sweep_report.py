@@ -33,12 +33,18 @@ def best_values(params: Params, trial: optuna.trial.FrozenTrial) -> dict:
 
 
 def write_best_params(params_path: Path, values: dict, out: Path) -> None:
-    """params.yaml with the values substituted, comments and order kept."""
+    """params.yaml with the values substituted; comments, order, `null`s and list indents kept, so
+    that the file differs from params.yaml only in the tuned lines."""
     yaml = YAML()
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
     data = yaml.load(params_path.read_text())
     for path, value in values.items():
-        section, name = path.split(".", 1)
-        data.setdefault(section, {})[name] = value
+        *sections, name = path.split(".")
+        node = data
+        for section in sections:
+            node = node[section]
+        node[name] = value
     buffer = io.StringIO()
     yaml.dump(data, buffer)
     write_text(out, buffer.getvalue())

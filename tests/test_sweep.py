@@ -29,7 +29,7 @@ from pipeline.sweep import (
     versus_baseline,
     with_overrides,
 )
-from pipeline.sweep_report import write_report
+from pipeline.sweep_report import write_best_params, write_report
 from pipeline.tracking import sweep_parent_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,6 +115,21 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     for name in ("history.png", "importances.png", "slices.png", "intermediate.png", "trials.csv"):
         assert (tmp_path / "report" / name).stat().st_size > 0
     assert "dvc exp run -S search.c_puct=" in report.read_text()
+
+
+def test_best_params_file_differs_from_params_yaml_only_in_the_tuned_lines(tmp_path):
+    values = {"search.c_puct": 1.25, "workers": 1, "evaluate.fig3.games_per_seating": 7}
+    write_best_params(ROOT / "params.yaml", values, tmp_path / "best.yaml")
+    before = (ROOT / "params.yaml").read_text().splitlines()
+    after = (tmp_path / "best.yaml").read_text().splitlines()
+    changed = [(old.split("#")[0].strip(), new.split("#")[0].strip()) for old, new in zip(before, after) if old != new]
+    assert len(before) == len(after)
+    assert changed == [
+        ("workers: 0", "workers: 1"),
+        ("c_puct: 3.0", "c_puct: 1.25"),
+        ("games_per_seating: 20", "games_per_seating: 7"),
+    ]
+    assert load_params(tmp_path / "best.yaml").evaluate.fig3.games_per_seating == 7
 
 
 def test_every_trial_spends_the_same_selfplay_evaluations_per_generation(tmp_path):
