@@ -45,6 +45,17 @@ def test_project_params_file_is_valid():
     assert params.game == "tictacmo"
 
 
+def test_the_pig_example_params_file_is_valid_and_has_its_stated_settings():
+    pig = load_params("examples/pig-goal30.yaml")
+    assert (pig.game, pig.search.c_puct, pig.search.rollouts, pig.selfplay.root_value_weight) == (
+        "pig(players=2,goal=30)",
+        1.0,
+        100,
+        0.5,
+    )
+    assert pig.generations == load_params("params.yaml").generations
+
+
 def test_unreadable_files_fail_clearly(tmp_path):
     with pytest.raises(ConfigError, match="file not found"):
         load_params(tmp_path / "none.yaml")
