@@ -49,6 +49,9 @@ from pipeline.training_loop import GenerationReport, train_generations
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
 HEARTBEAT_SECONDS = 60
+# Steps are generations, counted from 1. The first generation's network is barely trained and its panel
+# score mostly noise (a Connect-4 baseline scored 0.15, then 0.46): never prune on it.
+FIRST_PRUNED_GENERATION = 2
 BASELINE = "baseline"  # user attr of the trial that runs params.yaml's own values (the paper's defaults)
 VERSUS = "versus_baseline.json"  # the head-to-head's figures, in the report folder
 CHECKPOINT = "network.ckpt"  # each complete trial's network, an artifact of its MLflow run
@@ -80,9 +83,10 @@ def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
     if multi or sweep.pruner == "none":
         pruner: optuna.pruners.BasePruner = optuna.pruners.NopPruner()
     elif sweep.pruner == "median":
-        pruner = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=1)
+        pruner = optuna.pruners.MedianPruner(n_startup_trials=5, n_warmup_steps=FIRST_PRUNED_GENERATION)
     else:
-        pruner = optuna.pruners.HyperbandPruner(min_resource=1, max_resource=sweep.generations)
+        first = min(FIRST_PRUNED_GENERATION, sweep.generations)
+        pruner = optuna.pruners.HyperbandPruner(min_resource=first, max_resource=sweep.generations)
     study = optuna.create_study(
         study_name=sweep.study,
         storage=storage,

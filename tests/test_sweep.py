@@ -147,6 +147,24 @@ def test_overrides_reach_top_level_and_nested_params_and_are_validated(tmp_path)
         with_overrides(params, {"search.rollouts": 0})
 
 
+@pytest.mark.parametrize("pruner", ["median", "hyperband"])
+def test_no_trial_is_pruned_on_its_first_generation(tmp_path, pruner):
+    """The first network is barely trained: its panel score is noise, so only later ones may prune."""
+    params = load_params(tiny_params(tmp_path, pruner=pruner, generations=3))
+    study = open_study(params, optuna.storages.InMemoryStorage())
+    for value in (0.9, 0.8, 0.9, 0.8, 0.9, 0.8):
+        trial = study.ask()
+        for generation in (1, 2, 3):
+            trial.report(value, generation)
+        study.tell(trial, value)
+    weak = study.ask()
+    weak.report(0.0, 1)
+    assert not weak.should_prune()
+    if pruner == "median":  # Hyperband's second rung depends on the trial's bracket
+        weak.report(0.0, 2)
+        assert weak.should_prune()
+
+
 def test_a_pruned_trial_ends_its_mlflow_run_killed_and_tagged(tmp_path):
     params = load_params(tiny_params(tmp_path, generations=2))
     storage = f"sqlite:///{tmp_path / 'sweep.db'}"
