@@ -56,6 +56,15 @@ def test_the_pig_example_params_file_is_valid_and_has_its_stated_settings():
     assert pig.generations == load_params("params.yaml").generations
 
 
+def test_the_connect4_sweep_example_params_file_is_valid():
+    params = load_params("examples/connect4-sweep.yaml")
+    assert (params.game, params.sweep.study, params.sweep.panel) == (
+        "connect4",
+        "connect4-search",
+        ["uct:100", "alphabeta:2", "alphabeta:4"],
+    )
+
+
 def test_unreadable_files_fail_clearly(tmp_path):
     with pytest.raises(ConfigError, match="file not found"):
         load_params(tmp_path / "none.yaml")
