@@ -215,9 +215,13 @@ def download_run_artifact(params: Params, run_id: str, name: str, directory: Pat
 
 
 def log_to_run(params: Params, run_id: str, metrics: dict[str, float], folder: Path | None = None) -> None:
-    """Metrics, and every file of `folder` as artifacts, on an existing run (a sweep's parent)."""
+    """Metrics, and every finished file of `folder` as artifacts, on an existing run (a sweep's parent).
+    File by file, skipping the hidden temporary names of writes in progress: another worker may be
+    rewriting the same report folder at this moment."""
     client = _client(params)
     for key, value in metrics.items():
         client.log_metric(run_id, key, float(value))
     if folder is not None:
-        client.log_artifacts(run_id, str(folder), Path(folder).name)
+        for path in sorted(Path(folder).iterdir()):
+            if path.is_file() and not path.name.startswith("."):
+                client.log_artifact(run_id, str(path), Path(folder).name)
