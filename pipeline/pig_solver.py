@@ -25,13 +25,20 @@ def _holding_wins(goal: int) -> np.ndarray:
     return i + k >= goal
 
 
+@lru_cache(maxsize=8)
+def _after_hold(goal: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where holding at (i, j, k < goal) leads: the opponent to move from (j, i + k), capped below the goal
+    (holding at or past the goal is a win, handled apart). Cached: the iterations reuse it every sweep."""
+    i, j, k = (axis[:, :, :goal] for axis in _grid(goal))
+    return j, np.minimum(i + k, goal - 1)
+
+
 def _roll_and_hold(mine: np.ndarray, after_turn: np.ndarray, goal: int) -> tuple[np.ndarray, np.ndarray]:
     """Worth of rolling and of holding at every (i, j, k < goal) to the player we follow, given
     `mine[i, j, k]` (that worth while the mover's turn goes on) and `after_turn[a, b]` (the worth once
     the other player starts a turn with own score a and opponent score b)."""
-    i, j, k = (axis[:, :, :goal] for axis in _grid(goal))
     roll = (after_turn.T[:, :, None] + sum(mine[:, :, face : face + goal] for face in range(2, 7))) / 6.0
-    return roll, after_turn[j, np.minimum(i + k, goal - 1)]
+    return roll, after_turn[_after_hold(goal)]
 
 
 def solve_pig(goal: int, tolerance: float = 1e-10, max_iterations: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
