@@ -1,15 +1,18 @@
 """Throughput benchmarks: the network alone, search with the network, self-play, and training.
 
 `python -m pipeline.bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
-under a minute. Figures are for this process's torch threads (all cores unless `--threads`).
+under a minute; `--load` measures everything again beside one busy process (the `*_under_load`
+figures). Threads follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +24,7 @@ from pipeline.nets.evaluator import frozen_for_inference
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.selfplay import run_selfplay
+from pipeline.threads import follow_free_cores, use_threads
 from pipeline.train import train_network
 
 # (game, SE blocks, channels): the pipeline's default network for Tic-Tac-Mo; the 5x64 SENet of
@@ -60,17 +64,19 @@ def network_positions_per_s(game, model, batch: int, seconds: float, repeats: in
         for _ in range(repeats):
             calls, started = 0, time.perf_counter()
             while time.perf_counter() - started < seconds / repeats:
+                follow_free_cores()
                 model(planes)
                 calls += 1
             best = max(best, calls * batch / (time.perf_counter() - started))
     return best
 
 
-def selfplay_figures(game_name: str, model, games: int, batch: int) -> dict[str, float]:
+def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0) -> dict[str, float]:
     game = make_game(game_name)
     params = parse_params(
         {
             "game": game_name,
+            "workers": workers,
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
         }
@@ -125,18 +131,49 @@ def run(quick: bool) -> dict:
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         games = (2 if quick else 8) * batch // (1 if name == "tictacmo" else 2)
         play = selfplay_figures(name, model, games=games, batch=batch)
+        # one process searching, as `analyse`, `play` and `workers: 1` stages do
+        alone = selfplay_figures(name, model, games=batch // 2, batch=batch // 2, workers=1)
         figures[name] = {
             "network_positions_per_s": network,
             "search_sims_per_s": play["sims_per_s"],
             "search_to_network_ratio": play["sims_per_s"] / network,
             "selfplay_games_per_min": play["games_per_min"],
+            "one_process_search_sims_per_s": alone["sims_per_s"],
         }
-        figures[f"{name}_selfplay_games_per_min"] = play["games_per_min"]
     train = training_figures(steps=60 if quick else 300)
     figures["train_samples_per_s"] = train["train_samples_per_s"]
     figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
     figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1
     return figures
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextmanager
+def busy_process():
+    """One process that keeps a core busy, as a browser or a second job does on a laptop."""
+    process = multiprocessing.get_context("spawn").Process(target=_spin, daemon=True)
+    process.start()
+    try:
+        yield
+    finally:
+        process.kill()
+        process.join()
+
+
+def with_load_figures(quiet: dict, loaded: dict) -> dict:
+    """The quiet figures with each measured one's `*_under_load` twin beside it."""
+    merged = {}
+    for key, value in quiet.items():
+        merged[key] = value
+        if isinstance(value, dict):
+            merged[key] = with_load_figures(value, loaded[key])
+        elif isinstance(value, float):
+            merged[f"{key}_under_load"] = loaded[key]
+    return merged
 
 
 def solver_figures(data: Path, per_set: int) -> dict[str, dict[str, float]]:
@@ -174,7 +211,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m pipeline.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
-    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: all cores)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")
+    parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
         "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
     )
@@ -182,8 +220,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
-    torch.set_num_threads(args.threads or os.cpu_count() or 1)
-    figures = solver_figures(args.solver, args.positions) if args.solver else run(args.quick)
+    use_threads(args.threads)
+    if args.solver:
+        figures = solver_figures(args.solver, args.positions)
+    elif args.load:
+        quiet = run(args.quick)
+        with busy_process():
+            figures = with_load_figures(quiet, run(args.quick))
+    else:
+        figures = run(args.quick)
     print(json.dumps(figures, indent=2) if args.json else _table(figures))
 
 

@@ -4,7 +4,6 @@ from params so workers never oversubscribe the cores."""
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from functools import wraps
 
@@ -12,6 +11,7 @@ from pipeline.config import ConfigError, Params
 from pipeline.games import IllegalMove
 from pipeline.nets.checkpoint import CheckpointError
 from pipeline.replay import DataError
+from pipeline.threads import use_threads
 
 USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove)
 
@@ -24,6 +24,7 @@ def entry_point(main):
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         for noisy in ("pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric", "alembic"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
+        use_threads(0)  # follow the free cores unless the command or its params say otherwise
         try:
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
@@ -34,6 +35,4 @@ def entry_point(main):
 
 
 def set_threads(params: Params) -> None:
-    import torch
-
-    torch.set_num_threads(params.threads or os.cpu_count() or 1)
+    use_threads(params.threads)

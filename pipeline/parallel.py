@@ -15,7 +15,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from pipeline.agents import (
@@ -33,6 +32,7 @@ from pipeline.games import make_game
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
+from pipeline.threads import use_threads
 
 
 @dataclass
@@ -104,8 +104,9 @@ class MatchResult:
 _worker: dict = {}
 
 
-def _init_worker(game_name: str, specs: list[AgentSpec], threads: int) -> None:
-    torch.set_num_threads(threads)
+def _init_worker(game_name: str, specs: list[AgentSpec], threads: int | None) -> None:
+    if threads is not None:  # a pool process; in this process the threads stay as the command set them
+        use_threads(threads)
     _worker.update(game=make_game(game_name), specs=specs)
 
 
@@ -181,7 +182,7 @@ def play_matches(
                 on_match(m, results[m])
 
     if workers == 1:
-        _init_worker(game_name, specs, torch.get_num_threads())
+        _init_worker(game_name, specs, None)
         for job, m in zip(jobs, owners):
             collect(_play_chunk(*job), job, m)
     elif jobs:

@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 import optuna
-import torch
 from tqdm import tqdm
 
 from pipeline.agents import PlayConfig
@@ -44,6 +43,7 @@ from pipeline.match import baseline_spec
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.parallel import AgentSpec, play_match, play_matches
 from pipeline.selfplay import search_config
+from pipeline.threads import use_threads
 from pipeline.tracking import child_run, download_run_artifact, log_to_run, sweep_parent_run
 from pipeline.training_loop import GenerationReport, train_generations
 
@@ -224,7 +224,7 @@ def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0,
     params = load_params(params_path)
     if share > 1:
         params = with_overrides(params, {"workers": 1})
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // share))
+        use_threads(max(1, (os.cpu_count() or 1) // share))
     study = open_study(params, open_storage(storage_url), worker)
     optuna.storages.fail_stale_trials(study)  # a killed worker's trials: failed, retried by the callback
     if not study.trials:  # the first trial plays params.yaml's own values: the baseline to beat

@@ -15,6 +15,7 @@ from pipeline.config import TrainParams
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
 from pipeline.replay import augment
+from pipeline.threads import follow_free_cores
 
 
 @dataclass
@@ -24,6 +25,11 @@ class TrainResult:
     samples: int
     samples_per_s: float
     epoch_losses: list[dict[str, float]]
+
+
+class _FollowFreeCores(pl.Callback):
+    def on_train_batch_start(self, *args) -> None:
+        follow_free_cores()
 
 
 class _WholeBatches(torch.utils.data.Dataset):
@@ -64,6 +70,7 @@ def train_network(
         enable_progress_bar=progress,
         log_every_n_steps=max(1, len(loader)),
         num_sanity_val_steps=0,
+        callbacks=[_FollowFreeCores()],
     )
     started = time.perf_counter()
     model.train()

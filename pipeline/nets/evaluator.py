@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from pipeline.nets.senet import SENet
+from pipeline.threads import follow_free_cores
 
 
 def frozen_for_inference(model: SENet, observation_shape: tuple[int, ...]) -> torch.jit.ScriptModule:
@@ -24,6 +25,7 @@ class NetworkEvaluator:
         self.model = frozen_for_inference(model, game.observation_shape)
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+        follow_free_cores()
         planes = torch.from_numpy(self.game.encode_batch(states))
         with torch.inference_mode():
             logits, values = self.model(planes)

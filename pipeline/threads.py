@@ -1,0 +1,74 @@
+"""Torch threads that follow the cores other processes leave free.
+
+Why: torch's intra-op threads spin at every barrier, and on small boards every op is tiny, so when
+another process takes one of the cores, a thread that loses its core stalls the others at each op.
+Measured on 2 cores with one busy process beside (NOTES.md, "Threads"): training with 2 threads fell
+to 3-10% of its quiet speed, with 1 thread it kept about its one-core speed. On a quiet machine 2
+threads are faster. So `threads: 0` starts with every core and, about once a second (checked from
+the hot loops: each network batch, each training step), counts the CPU time other processes took
+and keeps only the cores they leave free, climbing back when they go quiet.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import psutil
+import torch
+
+CHECK_EVERY_S = 1.0
+# A core counts as taken when others use more than half of it: with our 2 threads and one busy
+# process beside them, the busy process gets about 2/3 of a core.
+TAKEN_FROM = 0.5
+
+
+class CoreFollower:
+    """Sets torch's thread count to the cores not used by other processes, at most `most`."""
+
+    def __init__(self, most: int):
+        self.most = most
+        self._process = psutil.Process()
+        self._last = self._sample()
+        torch.set_num_threads(most)
+
+    def _sample(self) -> tuple[float, float, float]:
+        system = psutil.cpu_times()
+        busy = sum(system) - system.idle - getattr(system, "iowait", 0.0) - getattr(system, "guest", 0.0)
+        own = self._process.cpu_times()
+        return time.monotonic(), busy, own.user + own.system
+
+    def others_busy(self) -> float:
+        """Cores the rest of the machine kept busy since the last call."""
+        now = self._sample()
+        (then, busy_then, own_then), self._last = self._last, now
+        elapsed = max(now[0] - then, 1e-6)
+        return max(0.0, ((now[1] - busy_then) - (now[2] - own_then)) / elapsed)
+
+    def check(self) -> None:
+        if time.monotonic() - self._last[0] < CHECK_EVERY_S:
+            return
+        free = self.most - int(self.others_busy() + (1 - TAKEN_FROM))
+        threads = max(1, min(self.most, free))
+        if threads != torch.get_num_threads():
+            torch.set_num_threads(threads)
+
+
+_follower: CoreFollower | None = None
+
+
+def use_threads(threads: int) -> None:
+    """`threads` > 0: exactly that many torch threads; 0: follow the free cores (module docstring)."""
+    global _follower
+    cores = os.cpu_count() or 1
+    if threads or cores == 1:
+        _follower = None
+        torch.set_num_threads(threads or 1)
+    else:
+        _follower = CoreFollower(cores)
+
+
+def follow_free_cores() -> None:
+    """Called from the hot loops; re-checks the other processes' load about once a second."""
+    if _follower is not None:
+        _follower.check()
