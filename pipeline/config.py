@@ -293,7 +293,7 @@ def _describe(error: dict) -> str:
     if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
         return f"{error['ctx']['error']}" if not error["loc"] else f"{where}: {error['ctx']['error']}"
     if kind == "literal_error":
-        return f"{where}: unknown value {error['input']!r}; expected {error['ctx']['expected']}"
+        return f"{where}: unknown value {clip(repr(error['input']), 60)}; expected {error['ctx']['expected']}"
     return f"{where}: {error['msg']} (got {clip(repr(error['input']), 60)})"
 
 
