@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.cli import entry_point
+from pipeline.clip import clip
 from pipeline.config import TrackingParams
 from pipeline.games import Game, IllegalMove, make_game
 from pipeline.games.connect import ConnectGame
@@ -172,7 +173,7 @@ def main(argv):
             try:
                 positions.append((number, *read_position(game, line)))
             except IllegalMove as err:
-                print(f"error: line {number} ({line.strip()}): {err}", file=sys.stderr, flush=True)
+                print(f"error: line {number} ({clip(line.strip(), 60)}): {clip(str(err))}", file=sys.stderr, flush=True)
                 failed = True
         if not positions:
             continue

@@ -1,30 +1,58 @@
 """The one place that writes files: to a temporary name beside the target, then an atomic rename, so
-a killed stage never leaves a half-written output that a later stage could read as valid."""
+a killed stage never leaves a half-written output that a later stage could read as valid.
+
+A kill can still leave the temporary file itself; its name (`.<target>.<8 random characters>.tmp`) is
+recognisable, so a stage removes such leftovers from its output folders before it starts."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
+import re
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+LEFTOVER = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # also matches the tempfile.mkstemp names of older versions
+
 
 @contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    tmp = _new_temporary(path)
     try:
-        yield Path(tmp)
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+
+
+def _new_temporary(path: Path) -> Path:
+    """An empty file beside `path`, created with mode 0666 so the user's umask decides its permissions
+    as for any other new file (tempfile.mkstemp would make every output 0600)."""
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            return tmp
+        except FileExistsError:
+            continue
+
+
+def remove_leftovers(*folders: Path | str) -> None:
+    """Delete temporary files that killed writers left in `folders` (not their subfolders). Call it only
+    where no other process is writing, such as at the start of a DVC stage: DVC would count a leftover
+    in an output or dependency folder as a change."""
+    for folder in map(Path, folders):
+        if folder.is_dir():
+            for entry in folder.iterdir():
+                if LEFTOVER.fullmatch(entry.name) and entry.is_file():
+                    entry.unlink(missing_ok=True)
 
 
 def write_json(path: Path | str, data) -> None:
@@ -35,6 +63,11 @@ def write_json(path: Path | str, data) -> None:
 def write_text(path: Path | str, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text)
+
+
+def write_bytes(path: Path | str, data: bytes) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
 
 
 def write_npz(path: Path | str, **arrays: np.ndarray) -> None:

@@ -7,13 +7,19 @@ import logging
 import sys
 from functools import wraps
 
+from pipeline.clip import clip
 from pipeline.config import ConfigError, Params
 from pipeline.games import IllegalMove
 from pipeline.nets.checkpoint import CheckpointError
 from pipeline.replay import DataError
 from pipeline.threads import use_threads
 
-USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove)
+
+class UsageError(ValueError):
+    """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
+
+
+USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove, UsageError)
 
 
 def entry_point(main):
@@ -28,7 +34,7 @@ def entry_point(main):
         try:
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
-            print(f"error: {err}", file=sys.stderr)
+            print(f"error: {clip(str(err), 300)}", file=sys.stderr)
             sys.exit(1)
 
     return wrapper

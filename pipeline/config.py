@@ -9,11 +9,20 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from pipeline.clip import clip
 from pipeline.games import make_game
 from pipeline.games.values import SCHEMES
 
@@ -22,14 +31,27 @@ class ConfigError(ValueError):
     """A bad params file; the message is one line naming the field and what was expected."""
 
 
+def _not_bool(value):
+    """YAML's `true` would pass as 1: a number field takes numbers only."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a number, got {str(value).lower()}")
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_not_bool)]
+Float = Annotated[float, BeforeValidator(_not_bool)]
+
+
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Unknown keys are errors, and float fields refuse .inf and .nan (no setting means infinity)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class NetworkParams(Section):
-    blocks: int = Field(4, ge=1)
-    channels: int = Field(64, ge=4)
-    se_reduction: int = Field(4, ge=1)
+    blocks: Int = Field(4, ge=1)
+    channels: Int = Field(64, ge=4)
+    se_reduction: Int = Field(4, ge=1)
 
 
 class ValueParams(Section):
@@ -40,26 +62,26 @@ class ValueParams(Section):
 
 
 class SearchParams(Section):
-    c_puct: float = Field(3.0, gt=0)
-    dirichlet_alpha: float = Field(1.0, gt=0)
-    dirichlet_epsilon: float = Field(0.25, ge=0, le=1)
-    rollouts: int = Field(50, ge=1)
-    max_chance_children: int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
+    c_puct: Float = Field(3.0, gt=0)
+    dirichlet_alpha: Float = Field(1.0, gt=0)
+    dirichlet_epsilon: Float = Field(0.25, ge=0, le=1)
+    rollouts: Int = Field(50, ge=1)
+    max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
 
 
 class SelfPlayParams(Section):
     strategy: Literal["alphazero", "greedy_td"] = "alphazero"
-    games: int = Field(200, ge=1)
-    parallel_games: int = Field(64, ge=1)
-    temperature: float = Field(1.0, ge=0)
-    temperature_moves: int = Field(6, ge=0)
+    games: Int = Field(200, ge=1)
+    parallel_games: Int = Field(64, ge=1)
+    temperature: Float = Field(1.0, ge=0)
+    temperature_moves: Int = Field(6, ge=0)
     reuse_tree: bool = True
-    full_search_fraction: float = Field(1.0, ge=0, le=1, description="playout cap randomization")
-    fast_rollouts: int = Field(10, ge=1, description="budget of the moves that miss the full search")
-    greedy_epsilon: float = Field(0.2, ge=0, le=1)
-    td_gamma: float = Field(0.9, ge=0, le=1)
-    td_lambda: float = Field(0.9, ge=0, le=1)
-    root_value_weight: float = Field(
+    full_search_fraction: Float = Field(1.0, ge=0, le=1, description="playout cap randomization")
+    fast_rollouts: Int = Field(10, ge=1, description="budget of the moves that miss the full search")
+    greedy_epsilon: Float = Field(0.2, ge=0, le=1)
+    td_gamma: Float = Field(0.9, ge=0, le=1)
+    td_lambda: Float = Field(0.9, ge=0, le=1)
+    root_value_weight: Float = Field(
         0.0, ge=0, le=1, description="alphazero value target (1 - w) outcome + w search root value"
     )
 
@@ -71,26 +93,26 @@ class SelfPlayParams(Section):
 
 
 class TrainParams(Section):
-    batch_size: int = Field(64, ge=1)
-    learning_rate: float = Field(1e-3, gt=0)
-    weight_decay: float = Field(1e-4, ge=0)
-    epochs: int = Field(4, ge=1)
-    replay_window: int = Field(4, ge=1, description="generations of self-play data kept for training")
+    batch_size: Int = Field(64, ge=1)
+    learning_rate: Float = Field(1e-3, gt=0)
+    weight_decay: Float = Field(1e-4, ge=0)
+    epochs: Int = Field(4, ge=1)
+    replay_window: Int = Field(4, ge=1, description="generations of self-play data kept for training")
     augment: bool = True
 
 
 class GateParams(Section):
-    games_per_seating: int = Field(4, ge=1)
-    threshold: float = Field(0.55, ge=0, le=1)
-    temperature_moves: int = Field(2, ge=0)
+    games_per_seating: Int = Field(4, ge=1)
+    threshold: Float = Field(0.55, ge=0, le=1)
+    temperature_moves: Int = Field(2, ge=0)
 
 
 class Fig3Params(Section):
     """Seed 000 fig. 3a/3b: the champion and a control UCT against UCT opponents, every seat permutation."""
 
     enabled: bool = True
-    opponent_rollouts: list[int] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
-    games_per_seating: int = Field(4, ge=1)
+    opponent_rollouts: list[Int] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
+    games_per_seating: Int = Field(4, ge=1)
 
 
 class RatingsParams(Section):
@@ -98,49 +120,49 @@ class RatingsParams(Section):
     first network give seed 002's win / draw / loss curves."""
 
     enabled: bool = True
-    games_per_seating: int = Field(4, ge=1)
-    previous: int = Field(2, ge=0, description="each network also plays this many networks before it")
-    uct_baselines: list[int] = Field(default_factory=lambda: [50], description="UCT rollout budgets")
+    games_per_seating: Int = Field(4, ge=1)
+    previous: Int = Field(2, ge=0, description="each network also plays this many networks before it")
+    uct_baselines: list[Int] = Field(default_factory=lambda: [50], description="UCT rollout budgets")
 
 
 class PigOracleParams(Section):
     """Two-player Pig: the champion against the optimal policy and against 'hold at N'."""
 
     enabled: bool = True
-    games_per_seat: int = Field(500, ge=1)
-    hold_at: int = Field(20, ge=1)
+    games_per_seat: Int = Field(500, ge=1)
+    hold_at: Int = Field(20, ge=1)
 
 
 class AlphaBetaParams(Section):
     """Connect-4, seed 004's appendix table: champion at each budget against alpha-beta at each depth."""
 
     enabled: bool = True
-    simulations: list[int] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
-    depths: list[int] = Field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7], min_length=1)
-    games_per_side: int = Field(10, ge=1)
+    simulations: list[Int] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
+    depths: list[Int] = Field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7], min_length=1)
+    games_per_side: Int = Field(10, ge=1)
 
 
 class SolverGamesParams(Section):
     """Connect-4, seed 004 fig. 5: games against the perfect solver, moves until the champion loses."""
 
     enabled: bool = True
-    simulations: list[int] = Field(default_factory=lambda: [100], min_length=1)
-    games_per_side: int = Field(5, ge=1)
+    simulations: list[Int] = Field(default_factory=lambda: [100], min_length=1)
+    games_per_side: Int = Field(5, ge=1)
 
 
 class BenchmarkParams(Section):
     """Connect-4: share of mistakes on the standard test positions, raw policy (0) and search budgets."""
 
     enabled: bool = True
-    simulations: list[int] = Field(default_factory=lambda: [0, 100], min_length=1)
-    positions_per_set: int = Field(100, ge=1)
+    simulations: list[Int] = Field(default_factory=lambda: [0, 100], min_length=1)
+    positions_per_set: Int = Field(100, ge=1)
     data_dir: str = Field("../shared/data/connect4", description="folder of test sets, relative to the project")
     files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
 
 
 class EvaluateParams(Section):
-    c_uct: float = Field(1.41, gt=0, description="exploration constant of every UCT opponent")
-    parallel_games: int = Field(32, ge=1)
+    c_uct: Float = Field(1.41, gt=0, description="exploration constant of every UCT opponent")
+    parallel_games: Int = Field(32, ge=1)
     fig3: Fig3Params = Fig3Params()
     ratings: RatingsParams = RatingsParams()
     pig_oracle: PigOracleParams = PigOracleParams()
@@ -158,8 +180,8 @@ class TrackingParams(Section):
 class SweepDimension(Section):
     """One tuned param: a range (`low`..`high`, log-uniform with `log`) or a list of `choices`."""
 
-    low: float | None = None
-    high: float | None = None
+    low: Float | None = None
+    high: Float | None = None
     log: bool = False
     choices: list[float | int | str | bool] | None = None
 
@@ -185,26 +207,26 @@ class SweepParams(Section):
 
     study: str = "alphazero-sweep"
     storage: str | None = Field(None, description="None: sqlite:///<project root>/sweep.db")
-    trials: int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
+    trials: Int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
     objective: Literal["strength", "strength_and_compute"] = "strength"
     pruner: Literal["median", "hyperband", "none"] = "median"
-    generations: int = Field(6, ge=1, description="generations per trial, each with the base params' self-play cost")
+    generations: Int = Field(6, ge=1, description="generations per trial, each with the base params' self-play cost")
     panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
-    games_per_seating: int = Field(4, ge=1, description="games per seat arrangement against each panel member")
-    eval_rollouts: int = Field(50, ge=1, description="search budget of the trained network against the panel")
+    games_per_seating: Int = Field(4, ge=1, description="games per seat arrangement against each panel member")
+    eval_rollouts: Int = Field(50, ge=1, description="search budget of the trained network against the panel")
     space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
 
 
 class Generation(Section):
-    gen: int = Field(ge=1)
-    prev: int = Field(ge=0)
+    gen: Int = Field(ge=1)
+    prev: Int = Field(ge=0)
 
 
 class Params(Section):
     game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
-    seed: int = 0
-    threads: int = Field(0, ge=0, description="torch threads of single-process stages; 0 = all cores")
-    workers: int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
+    seed: Int = 0
+    threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = all cores")
+    workers: Int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
     network: NetworkParams = NetworkParams()
     value: ValueParams = ValueParams()
     search: SearchParams = SearchParams()
@@ -271,8 +293,8 @@ def _describe(error: dict) -> str:
     if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
         return f"{error['ctx']['error']}" if not error["loc"] else f"{where}: {error['ctx']['error']}"
     if kind == "literal_error":
-        return f"{where}: unknown value {error['input']!r}; expected {error['ctx']['expected']}"
-    return f"{where}: {error['msg']} (got {error['input']!r})"
+        return f"{where}: unknown value {clip(repr(error['input']), 60)}; expected {error['ctx']['expected']}"
+    return f"{where}: {error['msg']} (got {clip(repr(error['input']), 60)})"
 
 
 def parse_params(data: dict, source: str = "params.yaml") -> Params:
@@ -287,9 +309,15 @@ def parse_params(data: dict, source: str = "params.yaml") -> Params:
 def load_params(path: Path | str = "params.yaml") -> Params:
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        raw = path.read_bytes()
+        data = yaml.safe_load(raw.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot be read ({err.strerror}); expected a YAML file") from None
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise ConfigError(f"{path}: line {line} is not UTF-8 text; expected a YAML file in UTF-8") from None
     except yaml.YAMLError as err:
         raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
     return parse_params(data, str(path))

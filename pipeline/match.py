@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from pipeline.agents import PlayConfig
 from pipeline.arena import mixed_seatings, score_interval
-from pipeline.cli import entry_point
+from pipeline.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
@@ -51,9 +52,17 @@ def main(argv):
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    for option, value in (("--games-per-seating", args.games_per_seating), ("--rollouts", args.rollouts)):
+        if value is not None and value < 1:
+            raise UsageError(f"{option}: expected a positive integer, got {value}")
     params = load_params(args.params)
     game = make_game(params.game)
     baseline = baseline_spec(args.second, params.evaluate.c_uct, args.seed)
+    if baseline is None and ":" in args.second and not Path(args.second).exists():
+        raise UsageError(
+            f"{args.second}: neither a checkpoint file nor a baseline; expected uct:N, alphabeta:N or hold:N "
+            "with N a positive integer, random, solver or optimal"
+        )
     rollouts = args.rollouts or params.search.rollouts
     play = PlayConfig(simulations=rollouts) if baseline else PlayConfig(rollouts, add_noise=True, temperature_moves=2)
     specs = [AgentSpec.alphazero("first", load_checkpoint(args.first, game.name), play, search_config(params))]
@@ -61,7 +70,7 @@ def main(argv):
         try:
             baseline.build(game)  # a baseline that cannot play this game says so before the match
         except ValueError as err:
-            parser.error(f"{args.second}: {err}")
+            raise UsageError(f"{args.second}: {err}") from None
         specs.append(baseline)
     else:
         specs.append(

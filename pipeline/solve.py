@@ -4,7 +4,8 @@
 Connect-4: one position a line on standard input (1-based columns from the empty board, as in the
 standard test sets; anything after the first space is ignored); prints `MOVES s1 ... s7`, the score of
 each column from the side to move (-1000 for a full column), or only win/draw/loss signs with --weak.
-A bad line gets one error line on standard error naming it, and the next line goes on.
+A bad line gets one error line on standard error naming it, and the next line goes on; the exit status
+is 1 if any line was bad, so scripts notice.
 
 Tic-Tac-Mo: `python -m pipeline.solve tictacmo [--moves "8 1 2"] [--tie-break next]` prints the max^n
 score vector (seats X O A) of the empty board or of the position after the given 1-based cells, the
@@ -16,13 +17,16 @@ from __future__ import annotations
 import argparse
 import sys
 
+from pipeline.clip import clip
 from pipeline.pig_solver import hold_thresholds, solve_pig
 
 
-def solve_connect4_lines(lines, weak: bool) -> None:
+def solve_connect4_lines(lines, weak: bool) -> bool:
+    """Print the scores of each line's position; True if every line was a position."""
     from pipeline.connect4_solver import Connect4Solver
 
     solver = Connect4Solver()
+    all_good = True
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -30,9 +34,11 @@ def solve_connect4_lines(lines, weak: bool) -> None:
         try:
             scores = solver.column_scores(moves, weak)
         except ValueError as err:
-            print(f"error: line {number} ({moves}): {err}", file=sys.stderr)
+            print(f"error: line {number} ({clip(moves, 60)}): {clip(str(err))}", file=sys.stderr, flush=True)
+            all_good = False
             continue
         print(moves, *scores, flush=True)
+    return all_good
 
 
 def solve_tictacmo_position(moves: str, tie_break: str) -> None:
@@ -45,7 +51,7 @@ def solve_tictacmo_position(moves: str, tie_break: str) -> None:
         try:
             state, _ = game.step(state, game.parse_move(state, text))
         except IllegalMove as err:
-            raise SystemExit(f"error: move {n} ({text}): {err}") from None
+            raise SystemExit(f"error: move {n} ({clip(text, 60)}): {clip(str(err))}") from None
     solution = solve_tictacmo(state, tie_break)
     vector = " ".join(f"{v:+.0f}" for v in solution.value)
     print(game.render(state))
@@ -68,7 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     tictacmo.add_argument("--tie-break", default="next", choices=("next", "previous", "first"))
     args = parser.parse_args(argv)
     if args.game == "connect4":
-        solve_connect4_lines(sys.stdin, args.weak)
+        if not solve_connect4_lines(sys.stdin, args.weak):
+            sys.exit(1)
         return
     if args.game == "tictacmo":
         solve_tictacmo_position(args.moves, args.tie_break)

@@ -3,7 +3,7 @@ network (and, for ratings, every generation's), with finished matches cached in 
 
 import sys
 
-from pipeline.atomic import write_json
+from pipeline.atomic import remove_leftovers, write_json
 from pipeline.cli import entry_point, set_threads
 from pipeline.config import load_params
 from pipeline.evaluate import run_evaluation
@@ -16,6 +16,7 @@ from stages import paths
 @entry_point
 def main(argv):
     final = int(argv[0])
+    remove_leftovers(paths.MATCHES, paths.EVALUATION.parent)
     params = load_params()
     set_threads(params)
     game = make_game(params.game)

@@ -4,7 +4,7 @@ and a promotion moves the registry's `champion` alias."""
 import shutil
 import sys
 
-from pipeline.atomic import atomic_path, write_json
+from pipeline.atomic import atomic_path, remove_leftovers, write_json
 from pipeline.cli import entry_point, set_threads
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -17,6 +17,7 @@ from stages import paths
 @entry_point
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
+    remove_leftovers(paths.best(gen).parent, paths.metrics("gate", gen).parent)
     params = load_params()
     set_threads(params)
     game = make_game(params.game)

@@ -1,18 +1,20 @@
 """Stage `init`: the random generation-0 network (first best and first candidate), an empty replay
 buffer, and the MLflow parent run of this lineage."""
 
+from pipeline.atomic import remove_leftovers
 from pipeline.cli import entry_point, set_threads
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.replay import empty_samples, save_samples
-from pipeline.tracking import start_pipeline_run
+from pipeline.tracking import RUN_FILE, start_pipeline_run
 from pipeline.training_loop import initial_network
 from stages import paths
 
 
 @entry_point
 def main(argv):
+    remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, RUN_FILE.parent)
     params = load_params()
     set_threads(params)
     game = make_game(params.game)

@@ -3,6 +3,7 @@ pipeline's MLflow parent run together with the champion checkpoint."""
 
 import json
 
+from pipeline.atomic import remove_leftovers
 from pipeline.cli import entry_point
 from pipeline.config import load_params
 from pipeline.report import write_report
@@ -16,6 +17,7 @@ def _read(path):
 
 @entry_point
 def main(argv):
+    remove_leftovers(paths.REPORTS)
     params = load_params()
     final = params.final_generation
     gens = range(1, final + 1)

@@ -2,7 +2,7 @@
 
 import sys
 
-from pipeline.atomic import write_json
+from pipeline.atomic import remove_leftovers, write_json
 from pipeline.cli import entry_point, set_threads
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -16,6 +16,7 @@ from stages import paths
 @entry_point
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
+    remove_leftovers(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
     params = load_params()
     set_threads(params)
     game = make_game(params.game)

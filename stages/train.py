@@ -3,7 +3,7 @@ self-play samples; write the new candidate and the updated replay buffer."""
 
 import sys
 
-from pipeline.atomic import write_json
+from pipeline.atomic import remove_leftovers, write_json
 from pipeline.cli import entry_point, set_threads
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -17,6 +17,7 @@ from stages import paths
 @entry_point
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
+    remove_leftovers(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
     params = load_params()
     set_threads(params)
     game = make_game(params.game)

@@ -68,6 +68,15 @@ def test_tictacmo_moves_with_spaces_or_commas(tmp_path, monkeypatch, capsys):
     assert status == 0 and out.startswith("1,5  seat 2 to move  move ")
 
 
+def test_an_error_line_cuts_a_long_input_line(tmp_path, monkeypatch, capsys):
+    checkpoint = tiny_checkpoint(tmp_path / "mo.ckpt", "tictacmo")
+    huge = "1 " + "x" * 1_000_000
+    status, out, err = run(analyse.main, [checkpoint], f"{huge}\n1,5\n", monkeypatch, capsys)
+    assert status == 1 and out.startswith("1,5  seat 2 to move  move ")
+    assert len(err.splitlines()) == 1 and len(err) < 300
+    assert err.startswith(f"error: line 1 ({huge[:57]}...): ") and err.rstrip().endswith("...")
+
+
 def test_dice_moves_are_refused_line_by_line(tmp_path, monkeypatch, capsys):
     checkpoint = tiny_checkpoint(tmp_path / "pig.ckpt", "pig(goal=10)")
     status, out, err = run(analyse.main, [checkpoint], "roll\nhold\n", monkeypatch, capsys)

@@ -93,7 +93,35 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
     assert 0.0 <= result["score"] <= 1.0
     main([paths[0], "uct:4", "--games-per-seating", "2", "--rollouts", "4", "--params", str(params)])
     assert json.loads(capsys.readouterr().out)["games"] == 4
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit:
         main([paths[0], "optimal", "--params", str(params)])
     err = capsys.readouterr().err
-    assert "optimal: " in err and "two-player Pig" in err
+    assert exit.value.code == 1 and len(err.splitlines()) == 1
+    assert err.startswith("error: optimal: ") and "two-player Pig" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["uct:0"], "error: uct:0: neither a checkpoint file nor a baseline; expected uct:N"),
+        (["alphabeta:x"], "error: alphabeta:x: neither a checkpoint file nor a baseline"),
+        (["uct:4", "--games-per-seating", "0"], "error: --games-per-seating: expected a positive integer, got 0"),
+        (["uct:4", "--rollouts", "-1"], "error: --rollouts: expected a positive integer, got -1"),
+    ],
+)
+def test_match_command_refuses_bad_opponents_and_budgets_in_one_line(tmp_path, capsys, argv, message):
+    import yaml
+
+    from pipeline.match import main
+    from pipeline.nets.checkpoint import save_checkpoint
+    from pipeline.nets.senet import NetworkShape, SENet
+
+    game = make_game("tictactoe")
+    save_checkpoint(tmp_path / "net.ckpt", SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"game": "tictactoe", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))
+    with pytest.raises(SystemExit) as exit:
+        main([str(tmp_path / "net.ckpt"), *argv, "--params", str(params)])
+    out, err = capsys.readouterr()
+    assert exit.value.code == 1 and out == ""
+    assert len(err.splitlines()) == 1 and err.startswith(message)

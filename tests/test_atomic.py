@@ -1,8 +1,12 @@
 """Outputs appear whole or not at all."""
 
+import os
+import stat
+
+import numpy as np
 import pytest
 
-from pipeline.atomic import atomic_path, write_json
+from pipeline.atomic import atomic_path, remove_leftovers, write_json, write_npz
 
 
 def test_interrupted_write_leaves_nothing(tmp_path):
@@ -21,3 +25,27 @@ def test_write_replaces_the_old_file_whole(tmp_path):
     write_json(target, {"a": 2})
     assert target.read_text().strip().endswith("}") and '"a": 2' in target.read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["result.json"]
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_outputs_take_the_users_umask(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        write_json(tmp_path / "metrics.json", {"a": 1})
+        write_npz(tmp_path / "samples.npz", x=np.zeros(2))
+    finally:
+        os.umask(old)
+    assert {stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()} == {mode}
+
+
+def test_leftovers_of_killed_writers_are_removed_and_nothing_else(tmp_path):
+    write_json(tmp_path / "kept.json", {"a": 1})
+    leftovers = [".kept.json.1f3a9c0b.tmp", ".0a1b2c.json.k2_9xz0q.tmp"]  # ours, and tempfile.mkstemp's
+    others = [".hidden", "notes.tmp", ".short.tmp", ".kept.json.toolongname.tmp"]
+    for name in leftovers + others:
+        (tmp_path / name).write_text("x")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / leftovers[0]).write_text("x")
+    remove_leftovers(tmp_path, tmp_path / "missing")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["kept.json", "sub", *others])
+    assert (tmp_path / "sub" / leftovers[0]).exists(), "only the folders named are cleaned"

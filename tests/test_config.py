@@ -25,6 +25,14 @@ def with_(**changes):
         (with_(train={"epochs": 2, "lr": 0.1}), "train.lr: unknown key"),
         (with_(generations=[{"gen": 1, "prev": 0}, {"gen": 3, "prev": 2}]), "generations: .*item 1 must be"),
         ({"generations": BASE["generations"]}, "game: required key is missing"),
+        (with_(selfplay=yaml.safe_load("games: true")), "selfplay.games: expected a number, got true"),
+        (with_(search={"c_puct": False}), "search.c_puct: expected a number, got false"),
+        (with_(evaluate={"fig3": {"opponent_rollouts": [25, True]}}), "evaluate.fig3.opponent_rollouts.1: expected a"),
+        (with_(generations=[{"gen": True, "prev": 0}]), "generations.0.gen: expected a number"),
+        (with_(search=yaml.safe_load("c_puct: .inf")), r"search.c_puct: .*finite number \(got inf\)"),
+        (with_(train=yaml.safe_load("learning_rate: .nan")), r"train.learning_rate: .*finite number"),
+        (with_(sweep={"space": {"search.c_puct": {"low": 0.5, "high": float("inf")}}}), "sweep.space.*finite"),
+        (with_(search={"c_puct": "x" * 1_000_000}), r"search.c_puct: .*\(got 'x{50,56}\.\.\.\)$"),
     ],
 )
 def test_bad_params_name_the_field(data, message):
@@ -75,3 +83,13 @@ def test_unreadable_files_fail_clearly(tmp_path):
     broken.write_text(yaml.safe_dump(["a", "list"]))
     with pytest.raises(ConfigError, match="expected a mapping"):
         load_params(broken)
+    broken.write_bytes("game: tictacmo\nseed: 0 # \u00e9\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match="params.yaml: line 2 is not UTF-8 text; expected a YAML file in UTF-8"):
+        load_params(broken)
+    with pytest.raises(ConfigError, match=r": cannot be read \(Is a directory\); expected a YAML file"):
+        load_params(tmp_path)
+
+
+def test_numbers_written_as_yaml_strings_still_count():
+    params = parse_params(with_(train={"learning_rate": "1e-3"}, search={"c_puct": 2}))
+    assert (params.train.learning_rate, params.search.c_puct) == (0.001, 2.0)

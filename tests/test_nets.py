@@ -85,6 +85,54 @@ def test_corrupt_checkpoint_fails_clearly(tmp_path):
         load_checkpoint(tmp_path / "missing.ckpt")
 
 
+def test_equal_weights_make_equal_files(tmp_path):
+    game = make_game("tictacmo")
+    save_checkpoint(tmp_path / "a.ckpt", small_net(game), game.name)
+    save_checkpoint(tmp_path / "b" / "gen_1.ckpt", small_net(game), game.name)
+    assert (tmp_path / "a.ckpt").read_bytes() == (tmp_path / "b" / "gen_1.ckpt").read_bytes()
+
+
+def test_truncated_checkpoints_and_folders_fail_in_one_line(tmp_path):
+    game = make_game("tictacmo")
+    save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
+    whole = (tmp_path / "net.ckpt").read_bytes()
+    cut = tmp_path / "cut.ckpt"
+    for length in [0, 1, 100, *range(1000, len(whole), 4999), len(whole) - 1]:
+        cut.write_bytes(whole[:length])
+        with pytest.raises(CheckpointError, match="cut.ckpt: not a readable checkpoint") as info:
+            load_checkpoint(cut)
+        assert "\n" not in str(info.value), length
+    with pytest.raises(CheckpointError, match="is a folder; expected a checkpoint file"):
+        load_checkpoint(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"shape": None},
+        {"shape": {"blocks": 1}},
+        {"shape": "in_channels=4"},
+        {"shape_field": ("channels", "8")},
+        {"shape_field": ("blocks", 0)},
+        {"shape_field": ("rows", True)},
+        {"shape_field": ("colour", 3)},
+        {"game": None},
+        {"state_dict": [1, 2]},
+    ],
+)
+def test_checkpoint_with_a_damaged_payload_fails_in_one_line(tmp_path, change):
+    game = make_game("tictacmo")
+    save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
+    payload = torch.load(tmp_path / "net.ckpt", weights_only=True)
+    if "shape_field" in change:
+        name, value = change.pop("shape_field")
+        payload["shape"][name] = value
+    payload.update(change)
+    torch.save(payload, tmp_path / "bad.ckpt")
+    with pytest.raises(CheckpointError, match="bad.ckpt: damaged checkpoint"):
+        load_checkpoint(tmp_path / "bad.ckpt")
+
+
 @pytest.mark.parametrize("name", ["tictacmo", "connect4"])
 def test_frozen_inference_model_matches_the_network(name):
     from pipeline.nets.evaluator import NetworkEvaluator

@@ -83,8 +83,12 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
 
     assert repro(project) == set(), "a second run with nothing changed must do nothing"
 
+    leftover = project / "data/matches/.0123abcd.json.k2j3h4g5.tmp"  # what a `kill -9` mid-write leaves
+    leftover.write_text("{")
     edit_params(project, lambda p: p["generations"].append({"gen": 3, "prev": 2}))
     assert repro(project) == {"selfplay@2", "train@2", "gate@2", "evaluate", "report"}
+    assert not leftover.exists(), "the evaluate stage removes leftovers of killed writes"
+    assert "up to date" in run(["dvc", "status"], project).stdout
 
     cached = set((project / "data/matches").glob("*.json"))
     edit_params(project, lambda p: p["evaluate"]["fig3"].update(games_per_seating=2))

@@ -3,13 +3,13 @@ and loading refuses a file that does not match what the caller expects."""
 
 from __future__ import annotations
 
-import pickle
-import zipfile
+import dataclasses
+import io
 from pathlib import Path
 
 import torch
 
-from pipeline.atomic import atomic_path
+from pipeline.atomic import write_bytes
 from pipeline.nets.senet import NetworkShape, SENet
 
 FORMAT = 1
@@ -20,6 +20,8 @@ class CheckpointError(ValueError):
 
 
 def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str = "") -> None:
+    """Serialised in memory, then written atomically: torch.save to a file names the zip archive's
+    folder after the file, so saving to a temporary name would make equal weights differ in bytes."""
     payload = {
         "format": FORMAT,
         "game": game_name,
@@ -27,8 +29,9 @@ def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str =
         "params_hash": params_hash,
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
     }
-    with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    write_bytes(path, buffer.getvalue())
 
 
 def checkpoint_game(path: Path) -> str:
@@ -41,21 +44,40 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: checkpoint not found")
+    if path.is_dir():
+        raise CheckpointError(f"{path}: is a folder; expected a checkpoint file")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError) as err:
-        raise CheckpointError(f"{path}: not a readable checkpoint ({str(err).splitlines()[0]})") from None
+    except Exception as err:  # a damaged file fails anywhere in torch's reader (OSError, RuntimeError, ...)
+        raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(err)})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a checkpoint of this project (format {FORMAT} expected)")
+    if not isinstance(payload.get("game"), str) or not isinstance(payload.get("state_dict"), dict):
+        raise CheckpointError(f"{path}: damaged checkpoint (no game name or no weights)")
     if game_name is not None and payload["game"] != game_name:
         raise CheckpointError(f"{path}: trained for game {payload['game']!r}, but {game_name!r} was asked for")
-    stored = NetworkShape(**payload["shape"])
+    stored = _stored_shape(path, payload.get("shape"))
     if shape is not None and stored != shape:
         raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
     model = SENet(stored)
     try:
         model.load_state_dict(payload["state_dict"])
     except RuntimeError as err:
-        raise CheckpointError(f"{path}: weights do not fit the recorded shape ({str(err).splitlines()[0]})") from None
+        raise CheckpointError(f"{path}: weights do not fit the recorded shape ({_first_line(err)})") from None
     model.eval()
     return model
+
+
+def _stored_shape(path: Path, shape) -> NetworkShape:
+    names = [field.name for field in dataclasses.fields(NetworkShape)]
+    if not (
+        isinstance(shape, dict)
+        and sorted(shape) == sorted(names)
+        and all(type(value) is int and value >= 1 for value in shape.values())
+    ):
+        raise CheckpointError(f"{path}: damaged checkpoint (shape must give positive integers {', '.join(names)})")
+    return NetworkShape(**shape)
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
