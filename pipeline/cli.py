@@ -10,7 +10,7 @@ from functools import wraps
 from pipeline.clip import clip
 from pipeline.config import ConfigError, Params
 from pipeline.games import IllegalMove
-from pipeline.nets.checkpoint import CheckpointError
+from pipeline.nets import CheckpointError
 from pipeline.replay import DataError
 from pipeline.threads import use_threads
 

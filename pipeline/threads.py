@@ -15,7 +15,6 @@ import os
 import time
 
 import psutil
-import torch
 
 CHECK_EVERY_S = 1.0
 # A core counts as taken when others use more than half of it: with our 2 threads and one busy
@@ -27,6 +26,8 @@ class CoreFollower:
     """Sets torch's thread count to the cores not used by other processes, at most `most`."""
 
     def __init__(self, most: int):
+        import torch
+
         self.most = most
         self._process = psutil.Process()
         self._last = self._sample()
@@ -50,25 +51,32 @@ class CoreFollower:
             return
         free = self.most - int(self.others_busy() + (1 - TAKEN_FROM))
         threads = max(1, min(self.most, free))
+        import torch
+
         if threads != torch.get_num_threads():
             torch.set_num_threads(threads)
 
 
+_wanted = 0  # what the command asked for: 0 follows the free cores
 _follower: CoreFollower | None = None
 
 
 def use_threads(threads: int) -> None:
-    """`threads` > 0: exactly that many torch threads; 0: follow the free cores (module docstring)."""
-    global _follower
-    cores = os.cpu_count() or 1
-    if threads or cores == 1:
-        _follower = None
-        torch.set_num_threads(threads or 1)
-    else:
-        _follower = CoreFollower(cores)
+    """`threads` > 0: exactly that many torch threads; 0: follow the free cores (module docstring),
+    from the first hot-loop call on, so commands that never run the network never import torch."""
+    global _wanted, _follower
+    _wanted, _follower = threads, None
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
 
 
 def follow_free_cores() -> None:
     """Called from the hot loops; re-checks the other processes' load about once a second."""
-    if _follower is not None:
-        _follower.check()
+    global _follower
+    if _wanted:
+        return
+    if _follower is None:
+        _follower = CoreFollower(os.cpu_count() or 1)
+    _follower.check()

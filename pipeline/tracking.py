@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pipeline.atomic import write_json
 from pipeline.config import Params
-from pipeline.nets.checkpoint import CheckpointError
+from pipeline.nets import CheckpointError
 
 RUN_FILE = Path("models/run.json")
 CHAMPION_ALIAS = "champion"

@@ -18,7 +18,6 @@ from pipeline.config import Params
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.replay import empty_samples, windowed
 from pipeline.selfplay import run_selfplay
-from pipeline.train import train_network
 
 
 @dataclass
@@ -42,6 +41,8 @@ def train_generations(
 ) -> SENet:
     """Train from scratch for `generations`; `on_generation` sees the network after each generation
     and may raise to stop early (a pruned trial)."""
+    from pipeline.train import train_network  # Lightning: imported by the trainers, not by `init`
+
     model = initial_network(game, params)
     samples = empty_samples(game)
     simulations, seconds = 0, 0.0

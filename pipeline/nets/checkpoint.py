@@ -10,13 +10,10 @@ from pathlib import Path
 import torch
 
 from pipeline.atomic import write_bytes
+from pipeline.nets import CheckpointError
 from pipeline.nets.senet import NetworkShape, SENet
 
 FORMAT = 1
-
-
-class CheckpointError(ValueError):
-    pass
 
 
 def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str = "") -> None:
