@@ -67,3 +67,17 @@ def test_sections_follow_the_experiments_that_ran(tmp_path):
     page = (tmp_path / "report.html").read_text()
     assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page and "0.4871" in page
     assert "Seed 000" not in page and not (tmp_path / "fig3a.png").exists()
+
+
+def test_fig3_verdict_states_each_level_as_the_table_shows_it(tmp_path):
+    """The champion behind the control at one level of three: the text must not say 'NOT ... every level'."""
+    control = [{"opponent_rollouts": level, "score": 0.0, "opponent_score": 0.0, "difference": 0.1, "games": 12}
+               for level in (10, 20, 40)]  # fmt: skip
+    champion = [{**row, "difference": d} for row, d in zip(control, (0.3, 0.1, -0.2))]
+    evaluation = {"rollouts": 8, "fig3a": champion, "fig3b_control": control,
+                  "alphazero_at_least_control_everywhere": False}  # fmt: skip
+    write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, evaluation)
+    markdown = (tmp_path / "report.md").read_text()
+    assert "NOT" not in markdown and "every UCT opponent level" not in markdown
+    assert "ahead at 10 (+0.300 vs +0.100); level at 20 (+0.100 vs +0.100); behind at 40 (-0.200 vs +0.100)" in markdown
+    assert "ahead at 1 of 3 levels" in markdown
