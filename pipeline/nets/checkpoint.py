@@ -41,6 +41,8 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: checkpoint not found")
+    if path.stat().st_size == 0:  # torch raises an EOFError without a message
+        raise CheckpointError(f"{path}: empty file, not a checkpoint")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError) as err:
