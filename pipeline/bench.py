@@ -66,11 +66,12 @@ def network_positions_per_s(game, model, batch: int, seconds: float, repeats: in
     return best
 
 
-def selfplay_figures(game_name: str, model, games: int, batch: int) -> dict[str, float]:
+def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0) -> dict[str, float]:
     game = make_game(game_name)
     params = parse_params(
         {
             "game": game_name,
+            "workers": workers,
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
         }
@@ -116,23 +117,28 @@ def training_figures(steps: int, repeats: int = 3) -> dict[str, float]:
     return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
 
 
-def run(quick: bool) -> dict:
-    batch = 64
+# seconds timing the network, batches of self-play games per game, training steps
+QUICK = {"network_seconds": 2.0, "selfplay_batches": 2, "train_steps": 60}
+FULL = {"network_seconds": 6.0, "selfplay_batches": 8, "train_steps": 300}
+
+
+def run(network_seconds: float, selfplay_batches: int, train_steps: int, batch: int = 64, workers: int = 0) -> dict:
+    """Every figure once: per game under the game's name, training at the top level. `workers` as in
+    params.yaml (0: one per core)."""
     figures: dict = {"threads": torch.get_num_threads(), "batch": batch, "cpu_count": os.cpu_count()}
     for name in GAMES:
         game, model = _model(name)
-        network = network_positions_per_s(game, model, batch, seconds=2 if quick else 6)
+        network = network_positions_per_s(game, model, batch, seconds=network_seconds)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
-        games = (2 if quick else 8) * batch // (1 if name == "tictacmo" else 2)
-        play = selfplay_figures(name, model, games=games, batch=batch)
+        games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
+        play = selfplay_figures(name, model, games=games, batch=batch, workers=workers)
         figures[name] = {
             "network_positions_per_s": network,
             "search_sims_per_s": play["sims_per_s"],
             "search_to_network_ratio": play["sims_per_s"] / network,
             "selfplay_games_per_min": play["games_per_min"],
         }
-        figures[f"{name}_selfplay_games_per_min"] = play["games_per_min"]
-    train = training_figures(steps=60 if quick else 300)
+    train = training_figures(steps=train_steps)
     figures["train_samples_per_s"] = train["train_samples_per_s"]
     figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
     figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1
@@ -183,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
-    figures = solver_figures(args.solver, args.positions) if args.solver else run(args.quick)
+    figures = solver_figures(args.solver, args.positions) if args.solver else run(**(QUICK if args.quick else FULL))
     print(json.dumps(figures, indent=2) if args.json else _table(figures))
 
 
