@@ -9,8 +9,9 @@ the policy over the legal moves and the value vector in absolute seats: the raw 
 `--sims 0`, search's with `--sims N` (visit shares, mean backed-up value at the root; default search
 settings, no root noise). `--json` prints one JSON object a line instead: `line` (its number), `moves`,
 `to_play` (seat), `move`, `policy` ({move: probability}), `value` (one entry per seat), `sims`. Lines
-are searched `--batch` at a time (default 64), one network call for all of them per simulation;
-`--batch 1` answers each line as soon as it is typed.
+are searched `--batch` at a time (default 64; 1 when standard input is a terminal, so each line is
+answered as soon as it is typed), one network call for all of them per simulation. Ctrl-C stops with
+status 130.
 
 A bad line (unknown or illegal move, a finished game, a move decided by dice: positions of games with
 chance cannot be written as move lists) gets one error line on standard error naming its number, and
@@ -158,16 +159,27 @@ def main(argv):
     add_network_arguments(parser)
     parser.add_argument("--sims", type=int, default=0, help="search simulations per position; 0 = the raw network")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
-    parser.add_argument("--batch", type=int, default=64, help="lines searched together; 1: answer each at once")
+    parser.add_argument("--batch", type=int, help="lines searched together (default 64, 1 at a terminal)")
     args = parser.parse_args(argv)
-    if args.sims < 0 or args.batch < 1:
+    if args.sims < 0 or (args.batch is not None and args.batch < 1):
         parser.error("--sims must be at least 0 and --batch at least 1")
     game, model = load_network(parser, args)
     if model is None:
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
-    evaluator = NetworkEvaluator(game, model)
+    batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
+    try:
+        failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.sims, args.json)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        sys.exit(130)
+    if failed:
+        sys.exit(1)
+
+
+def answer_lines(game: Game, evaluator, batch: int, sims: int, as_json: bool) -> bool:
+    """Answer standard input's lines `batch` at a time; True if any line was bad."""
     numbered, failed = enumerate(sys.stdin, start=1), False
-    while chunk := list(islice(numbered, args.batch)):
+    while chunk := list(islice(numbered, batch)):
         positions = []
         for number, line in chunk:
             try:
@@ -177,12 +189,11 @@ def main(argv):
                 failed = True
         if not positions:
             continue
-        policies, values = analyse(game, evaluator, [state for _, _, state in positions], args.sims)
+        policies, values = analyse(game, evaluator, [state for _, _, state in positions], sims)
         for (number, moves, state), policy, value in zip(positions, policies, values):
-            result = summary(game, number, moves, state, policy, value, args.sims)
-            print(json.dumps(result) if args.json else as_text(game, result), flush=True)
-    if failed:
-        sys.exit(1)
+            result = summary(game, number, moves, state, policy, value, sims)
+            print(json.dumps(result) if as_json else as_text(game, result), flush=True)
+    return failed
 
 
 if __name__ == "__main__":

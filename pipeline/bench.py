@@ -122,15 +122,21 @@ def training_figures(steps: int, repeats: int = 3) -> dict[str, float]:
     return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
 
 
-def run(quick: bool) -> dict:
-    batch = 64
+# seconds timing the network, batches of self-play games per game, training steps
+QUICK = {"network_seconds": 2.0, "selfplay_batches": 2, "train_steps": 60}
+FULL = {"network_seconds": 6.0, "selfplay_batches": 8, "train_steps": 300}
+
+
+def run(network_seconds: float, selfplay_batches: int, train_steps: int, batch: int = 64, workers: int = 0) -> dict:
+    """Every figure once: per game under the game's name, training at the top level. `workers` as in
+    params.yaml (0: one per core)."""
     figures: dict = {"threads": torch.get_num_threads(), "batch": batch, "cpu_count": os.cpu_count()}
     for name in GAMES:
         game, model = _model(name)
-        network = network_positions_per_s(game, model, batch, seconds=2 if quick else 6)
+        network = network_positions_per_s(game, model, batch, seconds=network_seconds)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
-        games = (2 if quick else 8) * batch // (1 if name == "tictacmo" else 2)
-        play = selfplay_figures(name, model, games=games, batch=batch)
+        games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
+        play = selfplay_figures(name, model, games=games, batch=batch, workers=workers)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         alone = selfplay_figures(name, model, games=batch // 2, batch=batch // 2, workers=1)
         figures[name] = {
@@ -140,7 +146,7 @@ def run(quick: bool) -> dict:
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
         }
-    train = training_figures(steps=60 if quick else 300)
+    train = training_figures(steps=train_steps)
     figures["train_samples_per_s"] = train["train_samples_per_s"]
     figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
     figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1
@@ -221,14 +227,15 @@ def main(argv: list[str] | None = None) -> None:
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
+    budgets = QUICK if args.quick else FULL
     if args.solver:
         figures = solver_figures(args.solver, args.positions)
     elif args.load:
-        quiet = run(args.quick)
+        quiet = run(**budgets)
         with busy_process():
-            figures = with_load_figures(quiet, run(args.quick))
+            figures = with_load_figures(quiet, run(**budgets))
     else:
-        figures = run(args.quick)
+        figures = run(**budgets)
     print(json.dumps(figures, indent=2) if args.json else _table(figures))
 
 

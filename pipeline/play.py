@@ -3,12 +3,14 @@
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
 `random`; `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--sims`). Any game, any
-number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. The default seats the person first
-and the network everywhere else. The board is shown before each human move; moves are typed in the
-game's notation (`4` for a Connect-4 column, `roll`/`hold` in Pig); a bad one gets a message and a new
-prompt. Agents play their best move (no noise, no sampling); dice are rolled from `--seed`. When the
-game ends the final board and every seat's score are printed. Without a network (no CHECKPOINT, no
---champion) `--game` names the game and only `human`, `uct` and `random` seats can play.
+number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. Seats not named are `az` (`uct`
+without a network), so `human,az` also plays a three-player game; the default seats the person first.
+Before each human move the board (empty cells numbered as they are typed) and "You are X" are shown;
+moves are typed in the game's notation (`7` for a Tic-Tac-Mo cell, `4` for a Connect-4 column,
+`roll`/`hold` in Pig); a bad one gets a message and a new prompt. Agents play their best move (no
+noise, no sampling); dice are rolled from `--seed`. When the game ends the final board, every seat's
+score and the winner are printed; Ctrl-C ends the game with status 130. Without a network (no
+CHECKPOINT, no --champion) `--game` names the game and only `human`, `uct` and `random` seats can play.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_age
 from pipeline.analyse import add_network_arguments, load_network
 from pipeline.cli import entry_point
 from pipeline.games import Game, IllegalMove
+from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search import SearchConfig
 
@@ -31,8 +34,8 @@ SEAT_KINDS = ("human", "az", "uct", "random")
 class HumanAgent:
     """A person at the terminal behind the `Agent` interface, so the game loop treats every seat alike."""
 
-    def __init__(self, game: Game, name: str):
-        self.game, self.name, self.state = game, name, None
+    def __init__(self, game: Game, name: str, seat: int):
+        self.game, self.name, self.seat, self.state = game, name, seat, None
 
     def begin(self, game_id, state, rng):
         self.state = state
@@ -40,6 +43,7 @@ class HumanAgent:
     def act(self, game_ids):
         legal = " ".join(self.game.format_move(a) for a in self.game.legal_actions(self.state))
         print(self.game.render(self.state))
+        print(f"You are {seat_label(self.game, self.seat)}.")
         while True:
             print(f"{self.name} to move [{legal}]: ", end="", flush=True)
             line = sys.stdin.readline()
@@ -59,8 +63,14 @@ class HumanAgent:
         self.state = None
 
 
-def parse_seats(text: str, num_players: int) -> list[tuple[str, int | None]]:
-    """`human,az:200,uct` -> [(kind, budget)]; ValueError with one line on anything else."""
+def seat_label(game: Game, seat: int) -> str:
+    """`X (seat 0)` where the board draws seats as symbols, else `seat 0`."""
+    return f"{SEAT_SYMBOLS[seat]} (seat {seat})" if isinstance(game, ConnectGame) else f"seat {seat}"
+
+
+def parse_seats(text: str, num_players: int, fill: str = "az") -> list[tuple[str, int | None]]:
+    """`human,az:200,uct` -> [(kind, budget)], seats not named filled with `fill`; ValueError with one
+    line on anything else."""
     seats = []
     for word in text.split(","):
         kind, _, budget = word.strip().partition(":")
@@ -69,9 +79,9 @@ def parse_seats(text: str, num_players: int) -> list[tuple[str, int | None]]:
         if budget and (kind not in ("az", "uct") or not budget.isdigit() or int(budget) < 1):
             raise ValueError(f"--seats: {word.strip()!r}: only az and uct take a budget, a positive integer")
         seats.append((kind, int(budget) if budget else None))
-    if len(seats) != num_players:
+    if len(seats) > num_players:
         raise ValueError(f"--seats names {len(seats)} seats, but the game has {num_players} players")
-    return seats
+    return seats + [(fill, None)] * (num_players - len(seats))
 
 
 def make_agents(game: Game, seats: list[tuple[str, int | None]], model, sims: int, seed: int) -> list[Agent]:
@@ -80,7 +90,7 @@ def make_agents(game: Game, seats: list[tuple[str, int | None]], model, sims: in
     for seat, (kind, budget) in enumerate(seats):
         name = f"seat {seat} ({kind})"
         if kind == "human":
-            agents.append(HumanAgent(game, name))
+            agents.append(HumanAgent(game, name, seat))
         elif kind == "az":
             agents.append(SearchAgent(game, evaluator, SearchConfig(), PlayConfig(simulations=budget or sims), name))
         elif kind == "uct":
@@ -110,6 +120,16 @@ def play_game(game: Game, agents: list[Agent], seed: int) -> np.ndarray:
     return game.scores(state)
 
 
+def result_line(game: Game, agents: list[Agent], scores: np.ndarray) -> str:
+    """Who won: the seats with the best score, or a draw when every seat scores the same."""
+    best = [seat for seat, score in enumerate(scores) if score == scores.max()]
+    if len(best) == len(scores):
+        return "draw"
+    symbol = isinstance(game, ConnectGame)
+    names = ", ".join(agents[s].name + (f" playing {SEAT_SYMBOLS[s]}" if symbol else "") for s in best)
+    return ("winner: " if len(best) == 1 else "winners: ") + names
+
+
 @entry_point
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m pipeline.play", description=__doc__.splitlines()[0])
@@ -122,14 +142,20 @@ def main(argv):
         parser.error("--sims must be at least 1")
     game, model = load_network(parser, args)
     try:
-        seats = parse_seats(args.seats or ",".join(["human"] + ["az"] * (game.num_players - 1)), game.num_players)
+        seats = parse_seats(args.seats or "human", game.num_players, fill="az" if model is not None else "uct")
     except ValueError as err:
         parser.error(str(err))
     if model is None and any(kind == "az" for kind, _ in seats):
         parser.error("az seats need a network: give a CHECKPOINT or --champion (or seat uct, random)")
     agents = make_agents(game, seats, model, args.sims, args.seed)
-    scores = play_game(game, agents, args.seed)
+    print("seats: " + ", ".join(agent.name for agent in agents), flush=True)
+    try:
+        scores = play_game(game, agents, args.seed)
+    except KeyboardInterrupt:
+        print("\ninterrupted: game abandoned", file=sys.stderr)
+        sys.exit(130)
     print("scores: " + ", ".join(f"{agent.name} {score:+g}" for agent, score in zip(agents, scores)))
+    print(result_line(game, agents, scores))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The pipeline's report: one self-contained HTML page (plots embedded), a Markdown summary beside its
-PNG plots, and CSV tables for `dvc plots`.
+PNG plots (which `dvc plots show` also shows: images need no script from the internet, vega plots do),
+and the few headline numbers `dvc metrics show` prints.
 
 Each section comes from the data it needs and is left out when that experiment did not run, so the
 same report serves every game. Every plot's caption says what it measures and at what budget.
@@ -8,7 +9,6 @@ same report serves every game. Every plot's caption says what it measures and at
 from __future__ import annotations
 
 import base64
-import csv
 import html
 import io
 from dataclasses import dataclass, field
@@ -58,14 +58,6 @@ def _png(figure) -> bytes:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
     plt.close(figure)
-    return buffer.getvalue()
-
-
-def _csv(rows: list[dict]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
     return buffer.getvalue()
 
 
@@ -166,12 +158,21 @@ def fig3_section(evaluation: dict) -> Section:
     ax.set(xlabel="opponent UCT rollouts", ylabel="own score - opponents' score", title="fig. 3b: score difference")
     ax.legend()
     b = Plot("fig3b", "Own mean score minus the opponents', for the champion and for a control UCT.", fig)
-    verdict = "at least as well as" if evaluation["alphazero_at_least_control_everywhere"] else "NOT as well as"
-    text = (
-        f"The champion at {rollouts} rollouts scores {verdict} the control UCT at {rollouts} rollouts against "
-        f"every UCT opponent level (seed 000, fig. 3)."
+    return Section("Seed 000 experiments", fig3_verdict(rows, rollouts), [a, b], [rows])
+
+
+def fig3_verdict(rows: list[dict], rollouts: int) -> str:
+    """Level by level what the table shows: a single verdict over all levels hid where the champion led."""
+    words = []
+    for r in rows:
+        mine, control = r["alphazero_difference"], r["control_difference"]
+        side = "ahead" if mine > control else "behind" if mine < control else "level"
+        words.append(f"{side} at {r['opponent_rollouts']} ({mine:+.3f} vs {control:+.3f})")
+    ahead = sum(r["alphazero_difference"] > r["control_difference"] for r in rows)
+    return (
+        f"Score difference against each UCT opponent level, the champion against the control UCT, both at {rollouts} "
+        f"rollouts: {'; '.join(words)}. The champion is ahead at {ahead} of {len(rows)} levels (seed 000, fig. 3)."
     )
-    return Section("Seed 000 experiments", text, [a, b], [rows])
 
 
 def oracle_section(evaluation: dict) -> Section:
@@ -200,17 +201,6 @@ def oracle_section(evaluation: dict) -> Section:
         "Second table: the champion's policy head alone (no search), its win probability computed exactly."
     )
     return Section("Oracle: two-player Pig", text, tables=[rows, exact] if exact else [rows])
-
-
-def rating_rows(evaluation: dict) -> list[dict]:
-    """One row per generation: the rating of the network it holds (for `dvc plots`)."""
-    by_name = {row["name"]: row for row in evaluation["ratings"]}
-    rows = []
-    for generation, player in sorted((int(g), p) for g, p in evaluation["player_of_generation"].items()):
-        row = by_name[player]
-        rows.append({"generation": generation, "network": player, "elo": round(row["rating"], 1),
-                     "ci_low": round(row["ci_low"], 1), "ci_high": round(row["ci_high"], 1)})  # fmt: skip
-    return rows
 
 
 def ratings_section(evaluation: dict) -> Section:
@@ -329,6 +319,36 @@ def _sections(game: str, selfplay, train, gate, evaluation: dict) -> list[Sectio
     return sections
 
 
+# --- headline numbers ----------------------------------------------------------------------------
+def champion_generation(promoted: list[bool]) -> int:
+    """The generation whose network the final best file holds, given each gate's decision in order: the
+    last promoted candidate, or 0 (the first network). Later best files are copies of it."""
+    return max((g for g, up in enumerate(promoted, start=1) if up), default=0)
+
+
+def summary_metrics(train: list[dict], gate: list[dict], evaluation: dict) -> dict[str, float]:
+    """A few numbers for `dvc metrics show` and `dvc exp show`, one narrow row; the tables are in the
+    report. The last generation's losses and gate score, which generation the champion is, and the
+    experiments' headlines where they ran."""
+    metrics = {
+        "champion_gen": champion_generation([bool(g["promoted"]) for g in gate]),
+        "policy_loss": round(train[-1]["policy_loss"], 4),
+        "value_loss": round(train[-1]["value_loss"], 4),
+        "gate_score": round(gate[-1]["gate_score"], 4),
+    }
+    if evaluation.get("ratings"):
+        ratings = {row["name"]: row["rating"] for row in evaluation["ratings"]}
+        player_of = {int(g): player for g, player in evaluation["player_of_generation"].items()}
+        metrics["elo"] = round(ratings[player_of[max(player_of)]], 1)
+    if evaluation.get("fig3a"):
+        rows = fig3_rows(evaluation)
+        metrics["fig3_ahead"] = sum(r["alphazero_difference"] > r["control_difference"] for r in rows)
+    for row in evaluation.get("pig_oracle", []):
+        if row["opponent"] == "optimal":
+            metrics["win_vs_optimal"] = round(row["score"], 4)
+    return metrics
+
+
 # --- output --------------------------------------------------------------------------------------
 def _markdown_table(rows: list[dict]) -> str:
     header = "| " + " | ".join(rows[0]) + " |"
@@ -353,7 +373,7 @@ _STYLE = (
 def write_report(
     out: Path, game: str, selfplay: list[dict], train: list[dict], gate: list[dict], evaluation: dict
 ) -> list[Path]:
-    """Write report.html, report.md, a PNG per plot and CSV tables under `out`; return the paths."""
+    """Write report.html, report.md and a PNG per plot under `out`; return the paths."""
     sections = _sections(game, selfplay, train, gate, evaluation)
     written: list[Path] = []
     markdown = [f"# AlphaZero report: {game}", "", "The full report with every plot is `report.html`.", ""]
@@ -377,14 +397,6 @@ def write_report(
                 f"<figure><img alt='{plot.name}' src='data:image/png;base64,{encoded}'>"
                 f"<figcaption>{html.escape(plot.caption)}</figcaption></figure>"
             )
-    tables = {"generations.csv": generation_rows(selfplay, train, gate)}
-    if "fig3a" in evaluation:
-        tables["fig3.csv"] = fig3_rows(evaluation)
-    if evaluation.get("ratings"):
-        tables["ratings.csv"] = rating_rows(evaluation)
-    for name, rows in tables.items():
-        write_text(out / name, _csv(rows))
-        written.append(out / name)
     write_text(out / "report.md", "\n".join(markdown))
     write_text(out / "report.html", "\n".join(page) + "\n")
     return [out / "report.html", out / "report.md", *written]

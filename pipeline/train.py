@@ -1,9 +1,12 @@
 """Fit the network on replay samples with Lightning; the Trainer is set up for small models (no
-checkpointing or summaries, metrics once per epoch) so the framework costs little over a bare loop."""
+checkpointing or summaries, metrics once per epoch) so the framework costs little over a bare loop,
+and quiet: its start-up notices would repeat in every stage."""
 
 from __future__ import annotations
 
+import logging
 import time
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +28,14 @@ class TrainResult:
     samples: int
     samples_per_s: float
     epoch_losses: list[dict[str, float]]
+
+
+# Lightning's info lines ("GPU available", "TPU available", the litlogger tip, "`Trainer.fit` stopped")
+# go through these loggers; its warnings still show.
+LIGHTNING_NOTICES = ("pytorch_lightning.utilities.rank_zero", "lightning.pytorch.utilities.rank_zero")
+# Lightning 2.6 (the newest release) builds a torch `LeafSpec` whenever it wraps a training loader, which
+# torch 2.13 deprecates: a FutureWarning in every stage that no change of ours can avoid, and harmless.
+LEAFSPEC_DEPRECATION = r"`isinstance\(treespec, LeafSpec\)` is deprecated"
 
 
 class _FollowFreeCores(pl.Callback):
@@ -60,6 +71,8 @@ def train_network(
     )
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
     module = AlphaZeroModule(model, params.learning_rate, params.weight_decay)
+    for name in LIGHTNING_NOTICES:
+        logging.getLogger(name).setLevel(logging.WARNING)
     trainer = pl.Trainer(
         max_epochs=params.epochs,
         accelerator="auto",
@@ -74,7 +87,9 @@ def train_network(
     )
     started = time.perf_counter()
     model.train()
-    trainer.fit(module, loader)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", LEAFSPEC_DEPRECATION, FutureWarning)
+        trainer.fit(module, loader)
     seconds = time.perf_counter() - started
     model.cpu().eval()
     last = module.history[-1]

@@ -1,12 +1,14 @@
 """Stage `report`: the Markdown + PNG report over all generations and the evaluation, logged to the
-pipeline's MLflow parent run together with the champion checkpoint."""
+pipeline's MLflow parent run together with the champion checkpoint, named by the generation whose
+network it is (`champion/gen_2.ckpt` when generations 3 to 6 promoted nothing); the headline numbers
+for `dvc metrics show`."""
 
 import json
 
-from pipeline.atomic import remove_leftovers
+from pipeline.atomic import remove_leftovers, write_json
 from pipeline.cli import entry_point
 from pipeline.config import load_params
-from pipeline.report import write_report
+from pipeline.report import summary_metrics, write_report
 from pipeline.tracking import stage_run
 from stages import paths
 
@@ -21,18 +23,17 @@ def main(argv):
     params = load_params()
     final = params.final_generation
     gens = range(1, final + 1)
-    written = write_report(
-        paths.REPORTS,
-        params.game,
-        selfplay=[_read(paths.metrics("selfplay", g)) for g in gens],
-        train=[_read(paths.metrics("train", g)) for g in gens],
-        gate=[_read(paths.metrics("gate", g)) for g in gens],
-        evaluation=_read(paths.EVALUATION),
-    )
+    train = [_read(paths.metrics("train", g)) for g in gens]
+    gate = [_read(paths.metrics("gate", g)) for g in gens]
+    evaluation = _read(paths.EVALUATION)
+    selfplay = [_read(paths.metrics("selfplay", g)) for g in gens]
+    written = write_report(paths.REPORTS, params.game, selfplay, train, gate, evaluation)
+    summary = summary_metrics(train, gate, evaluation)
+    write_json(paths.SUMMARY, summary)
     with stage_run(params, "report", final) as run:
         for path in written:
             run.log_artifact(path, "report", on_parent=True)
-        run.log_artifact(paths.best(final), "champion", on_parent=True)
+        run.log_artifact(paths.best(summary["champion_gen"]), "champion", on_parent=True)
         run.finish_pipeline()
 
 

@@ -4,6 +4,7 @@ bad lines reported by number, a human game fed through standard input, and the M
 import io
 import json
 
+import numpy as np
 import pytest
 import torch
 
@@ -23,12 +24,14 @@ def tiny_checkpoint(path, spec):
 
 def run(main, argv, text, monkeypatch, capsys):
     """Call a command with `text` as its standard input; return (exit status, stdout, stderr)."""
-    monkeypatch.setattr("sys.stdin", io.StringIO(text))
+    monkeypatch.setattr("sys.stdin", text if isinstance(text, io.StringIO) else io.StringIO(text))
     try:
         main(argv)
         status = 0
     except SystemExit as exit:
         status = exit.code
+    except KeyboardInterrupt:
+        status = "KeyboardInterrupt escaped"
     out, err = capsys.readouterr()
     return status, out, err
 
@@ -92,13 +95,14 @@ def test_a_human_plays_tictactoe_through_standard_input(tmp_path, monkeypatch, c
     assert (status, err) == (0, "")
     assert "illegal move: expected a number from 1 to 9, got 'centre'; try again" in out
     assert out.count("seat 1 (human) to move [") > out.count("seat 1 (human) plays ")  # re-prompted
-    assert out.splitlines()[-1].startswith("scores: seat 0 (az) ")
+    assert out.splitlines()[-2].startswith("scores: seat 0 (az) ")
 
 
 def test_play_refuses_bad_seats_and_short_input(monkeypatch, capsys):
-    status, _, err = run(play.main, ["--game", "tictacmo", "--seats", "human,random"], "", monkeypatch, capsys)
-    assert status == 2 and err.splitlines()[-1].endswith("--seats names 2 seats, but the game has 3 players")
-    status, _, err = run(play.main, ["--game", "tictactoe"], "", monkeypatch, capsys)
+    too_many = ["--game", "tictacmo", "--seats", "human,random,uct,random"]
+    status, _, err = run(play.main, too_many, "", monkeypatch, capsys)
+    assert status == 2 and err.splitlines()[-1].endswith("--seats names 4 seats, but the game has 3 players")
+    status, _, err = run(play.main, ["--game", "tictactoe", "--seats", "human,az"], "", monkeypatch, capsys)
     assert status == 2 and "az seats need a network" in err
     status, _, err = run(play.main, ["--game", "tictactoe", "--seats", "human,random"], "5\n", monkeypatch, capsys)
     assert status == "error: the input ended before the game did"
@@ -121,3 +125,60 @@ def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
     status, _, err = run(analyse.main, ["--champion", "--tracking-uri", "sqlite:///none.db"], "", monkeypatch, capsys)
     assert status == 1 and err.startswith("error: no MLflow store at sqlite:///none.db (")
     assert not (tmp_path / "none.db").exists()
+
+
+def test_the_readme_line_plays_the_three_player_default_game(tmp_path, monkeypatch, capsys):
+    """`--seats human,az` on Tic-Tac-Mo: the third seat is az, the board numbers its empty cells, the
+    person is told which symbol is theirs, and the end names the winner."""
+    checkpoint = tiny_checkpoint(tmp_path / "mo.ckpt", "tictacmo")
+    moves = "".join(f"{cell}\n" for cell in range(1, 16))
+    status, out, err = run(play.main, [checkpoint, "--seats", "human,az", "--sims", "8"], moves, monkeypatch, capsys)
+    assert (status, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "seats: seat 0 (human), seat 1 (az), seat 2 (az)"
+    assert lines[1:4] == [" 1  2  3  4  5", " 6  7  8  9 10", "11 12 13 14 15"]
+    assert lines[4] == "You are X (seat 0)."
+    assert lines[-2].startswith("scores: seat 0 (human) ")
+    assert lines[-1] == "draw" or lines[-1].startswith(("winner: seat", "winners: seat"))
+
+
+def test_the_winner_is_named():
+    game = make_game("tictacmo")
+    agents = play.make_agents(game, play.parse_seats("human,random", 3, fill="random"), None, 8, 0)
+    assert play.result_line(game, agents, np.array([-1.0, 1.0, -1.0])) == "winner: seat 1 (random) playing O"
+    assert play.result_line(game, agents, np.zeros(3)) == "draw"
+
+
+class InterruptedInput(io.StringIO):
+    """Standard input at a terminal where the person types `lines`, then presses Ctrl-C."""
+
+    def isatty(self):
+        return True
+
+    def readline(self, *args):
+        line = super().readline(*args)
+        if not line:
+            raise KeyboardInterrupt
+        return line
+
+    def __next__(self):
+        return self.readline()
+
+
+@pytest.mark.parametrize("command", ["play", "analyse"])
+def test_ctrl_c_ends_with_one_line_and_status_130(tmp_path, monkeypatch, capsys, command):
+    checkpoint = tiny_checkpoint(tmp_path / "ttt.ckpt", "tictactoe")
+    if command == "play":
+        main, argv = play.main, [checkpoint, "--seats", "human,az:4"]
+    else:
+        main, argv = analyse.main, [checkpoint]
+    status, out, err = run(main, argv, InterruptedInput("5\n"), monkeypatch, capsys)
+    assert status == 130 and err.strip().startswith("interrupted") and len(err.strip().splitlines()) == 1
+    if command == "analyse":  # at a terminal a line is answered as soon as it is typed, not after Ctrl-D
+        assert out.startswith("5  seat 1 to move  move ")
+
+
+def test_an_empty_checkpoint_file_is_one_error_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "empty.ckpt").write_bytes(b"")
+    status, _, err = run(analyse.main, [str(tmp_path / "empty.ckpt")], "5\n", monkeypatch, capsys)
+    assert status == 1 and err.splitlines() == [f"error: {tmp_path / 'empty.ckpt'}: empty file, not a checkpoint"]

@@ -1,5 +1,8 @@
 """The SENet, seed 000's loss, training on a fixed batch, and checkpoints that refuse a mismatch."""
 
+import logging
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -53,6 +56,18 @@ def test_training_lowers_the_loss_on_a_fixed_batch():
     after = loss()
     assert after < 0.85 * before, (before, after)
     assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]
+
+
+def test_training_prints_no_lightning_notices_or_deprecations(caplog):
+    """Lightning's device lines, its litlogger tip and torch's LeafSpec deprecation repeated in every stage."""
+    game = make_game("tictactoe")
+    caplog.set_level(logging.INFO)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        train_network(game, small_net(game), fixed_batch(game), TrainParams(epochs=1), seed=0, progress=False)
+    lightning = [r.getMessage() for r in caplog.records if "lightning" in r.name]
+    assert lightning == []
+    assert [str(w.message) for w in caught if issubclass(w.category, (FutureWarning, DeprecationWarning))] == []
 
 
 def test_checkpoint_round_trip_keeps_the_weights(tmp_path):

@@ -1,6 +1,7 @@
 """The whole DVC pipeline on tiny params in a temporary git repo: a first run, a no-op second run,
 an added generation, a changed evaluation param, MLflow figures read back, and bad params refused."""
 
+import json
 import os
 import re
 import shutil
@@ -81,6 +82,14 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     ):
         assert (project / path).exists(), path
 
+    assert json.loads((project / "metrics/summary.json").read_text())["champion_gen"] == 2
+    shown = run(["dvc", "metrics", "show"], project).stdout.splitlines()
+    assert len(shown) == 2 and shown[1].startswith("metrics/summary.json"), "one narrow row of headline numbers"
+    run(["dvc", "plots", "show", "--out", "plots_html"], project)
+    page = (project / "plots_html/index.html").read_text()
+    assert "<script" not in page and page.count("<img") == 7, "the plots render without the internet"
+    shutil.rmtree(project / "plots_html")
+
     assert repro(project) == set(), "a second run with nothing changed must do nothing"
 
     leftover = project / "data/matches/.0123abcd.json.k2j3h4g5.tmp"  # what a `kill -9` mid-write leaves
@@ -115,6 +124,7 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     }
     artifacts = {a.path for a in client.list_artifacts(parent.info.run_id, "report")}
     assert {"report/report.md", "report/report.html"} <= artifacts
+    assert "champion/gen_3.ckpt" in {a.path for a in client.list_artifacts(parent.info.run_id, "champion")}
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")
     assert client.get_run(champion.run_id).info.run_name == "gate-gen3"
 

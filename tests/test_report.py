@@ -1,9 +1,9 @@
 """The report: one self-contained HTML page, a Markdown summary whose images exist, sections only for
-the experiments that ran."""
+the experiments that ran, and a few headline metrics."""
 
 import re
 
-from pipeline.report import write_report
+from pipeline.report import champion_generation, summary_metrics, write_report
 
 SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
 TRAIN = [
@@ -55,8 +55,7 @@ def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
     assert page.count("data:image/png;base64,") == len(pngs)
     assert not re.search(r"src=['\"](?!data:)", page), "the page must not load anything from outside"
     assert all(f"({name})" in markdown for name in pngs)
-    assert set(written) >= {tmp_path / "report.html", tmp_path / "generations.csv", tmp_path / "fig3.csv"}
-    assert (tmp_path / "ratings.csv").read_text().splitlines()[3] == "2,gen1,120.0,60.0,180.0"
+    assert set(written) == {tmp_path / "report.html", tmp_path / "report.md", *tmp_path.glob("*.png")}
 
 
 def test_sections_follow_the_experiments_that_ran(tmp_path):
@@ -67,3 +66,37 @@ def test_sections_follow_the_experiments_that_ran(tmp_path):
     page = (tmp_path / "report.html").read_text()
     assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page and "0.4871" in page
     assert "Seed 000" not in page and not (tmp_path / "fig3a.png").exists()
+
+
+def test_fig3_verdict_states_each_level_as_the_table_shows_it(tmp_path):
+    """The champion behind the control at one level of three: the text must not say 'NOT ... every level'."""
+    control = [{"opponent_rollouts": level, "score": 0.0, "opponent_score": 0.0, "difference": 0.1, "games": 12}
+               for level in (10, 20, 40)]  # fmt: skip
+    champion = [{**row, "difference": d} for row, d in zip(control, (0.3, 0.1, -0.2))]
+    evaluation = {"rollouts": 8, "fig3a": champion, "fig3b_control": control,
+                  "alphazero_at_least_control_everywhere": False}  # fmt: skip
+    write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, evaluation)
+    markdown = (tmp_path / "report.md").read_text()
+    assert "NOT" not in markdown and "every UCT opponent level" not in markdown
+    assert "ahead at 10 (+0.300 vs +0.100); level at 20 (+0.100 vs +0.100); behind at 40 (-0.200 vs +0.100)" in markdown
+    assert "ahead at 1 of 3 levels" in markdown
+
+
+def test_the_champion_is_the_last_promoted_generation():
+    assert champion_generation([True, True, False, False, False, False]) == 2
+    assert champion_generation([False, False]) == 0
+
+
+def test_summary_metrics_are_a_few_headline_numbers():
+    evaluation = {**fig3(), **ratings()}
+    assert summary_metrics(TRAIN, GATE, evaluation) == {
+        "champion_gen": 3,
+        "policy_loss": 0.8,
+        "value_loss": 0.5,
+        "gate_score": 0.6,
+        "elo": 120.0,  # generation 2 holds gen1's network
+        "fig3_ahead": 0,
+    }
+    oracle = {"pig_oracle": [{"opponent": "optimal", "score": 0.49123}, {"opponent": "hold_at_20", "score": 0.6}]}
+    summary = summary_metrics(TRAIN, [{**g, "promoted": 0.0} for g in GATE], oracle)
+    assert summary["champion_gen"] == 0 and summary["win_vs_optimal"] == 0.4912 and "elo" not in summary

@@ -186,13 +186,17 @@ class ConnectGame:
 
     # --- people ------------------------------------------------------------------------------
     def render(self, state: ConnectState) -> str:
+        """Seats as X, O, A, ...; an empty cell shows the number a person types for it (drop games:
+        the column numbers under the board)."""
+        width = 1 if self.gravity else len(str(self.num_actions))
         lines = []
         for i in range(self.rows):
             row = []
             for j in range(self.cols):
                 bit = int(self._cell_bits[i * self.cols + j])
                 owner = next((s for s, b in enumerate(state.boards) if (b >> bit) & 1), None)
-                row.append("." if owner is None else SEAT_SYMBOLS[owner])
+                empty = "." if self.gravity else str(i * self.cols + j + 1)
+                row.append((empty if owner is None else SEAT_SYMBOLS[owner]).rjust(width))
             lines.append(" ".join(row))
         if self.gravity:
             lines.append(" ".join(str(c + 1) for c in range(self.cols)))

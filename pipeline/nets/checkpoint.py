@@ -43,6 +43,8 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
         raise CheckpointError(f"{path}: checkpoint not found")
     if path.is_dir():
         raise CheckpointError(f"{path}: is a folder; expected a checkpoint file")
+    if path.stat().st_size == 0:  # torch raises an EOFError without a message
+        raise CheckpointError(f"{path}: empty file, not a checkpoint")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # a damaged file fails anywhere in torch's reader (OSError, RuntimeError, ...)

@@ -1,0 +1,20 @@
+"""`pipeline.bench` on tiny budgets: every figure is printed once."""
+
+from pipeline import bench
+
+
+def test_each_figure_is_one_row():
+    figures = bench.run(network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=4, workers=1)
+    assert sorted(figures) == [
+        "bare_loop_samples_per_s",
+        "batch",
+        "connect4",
+        "cpu_count",
+        "lightning_overhead",
+        "threads",
+        "tictacmo",
+        "train_samples_per_s",
+    ]
+    names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
+    assert len(names) == len(set(names)) == 6 + 2 * 4
+    assert "tictacmo.selfplay_games_per_min" in names
