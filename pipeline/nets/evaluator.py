@@ -16,7 +16,7 @@ from pipeline.threads import follow_free_cores
 def frozen_for_inference(model: SENet, observation_shape: tuple[int, ...]) -> torch.jit.ScriptModule:
     example = torch.zeros(2, *observation_shape)
     with torch.inference_mode():
-        return torch.jit.freeze(torch.jit.trace(model.eval(), example))
+        return torch.jit.freeze(torch.jit.trace(model.eval(), example, check_trace=False))
 
 
 class NetworkEvaluator:
