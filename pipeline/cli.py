@@ -9,6 +9,7 @@ import sys
 from functools import wraps
 
 from pipeline.config import ConfigError, Params
+from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
 from pipeline.nets.checkpoint import CheckpointError
 from pipeline.replay import DataError
@@ -27,7 +28,7 @@ def entry_point(main):
         try:
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
-            print(f"error: {err}", file=sys.stderr)
+            print(f"error: {mask_passwords(str(err))}", file=sys.stderr)
             sys.exit(1)
 
     return wrapper
