@@ -306,7 +306,7 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     specs = []
     with tempfile.TemporaryDirectory() as folder:
         for name, trial in (("tuned", best_trial(study)), ("baseline", baseline)):
-            path = download_run_artifact(params, trial.user_attrs["mlflow_run_id"], CHECKPOINT, Path(folder) / name)
+            path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, Path(folder) / name)
             model = load_checkpoint(path, game.name)
             specs.append(AgentSpec.alphazero(name, model, play, search_config(trial_params(params, trial.params))))
     seatings = mixed_seatings(game.num_players) * games_per_seating
@@ -353,7 +353,9 @@ def run_workers(params_path: str, storage_url: str, trials: int, first: int, job
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m pipeline.sweep", description=__doc__.splitlines()[0])
     parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--storage", default=None, help="default: sweep.storage, else sqlite:///sweep.db")
+    parser.add_argument(
+        "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
+    )
     parser.add_argument("--trials", type=int, default=None, help="default: sweep.trials")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
     parser.add_argument("--worker", type=int, default=0, help="this machine's first worker index (sampler seed)")

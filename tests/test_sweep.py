@@ -95,7 +95,7 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     assert all(sorted(t.intermediate_values) == [1, 2] for t in trials)
 
     client, parents, children = sweep_runs(tmp_path, "tiny")
-    assert len(parents) == 1
+    assert [p.info.status for p in parents] == ["FINISHED"]  # the study is
     assert sorted(int(r.data.tags["optuna_trial"]) for r in children) == [0, 1, 2]
     for trial in trials:
         run = client.get_run(trial.user_attrs["mlflow_run_id"])
@@ -107,7 +107,7 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     run_worker(str(params_path), storage, trials=4)  # resuming adds exactly the missing trial, a new one
     complete = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
     assert len(complete) == 4 and complete[3].params not in [t.params for t in complete[:3]]
-    assert len(sweep_runs(tmp_path, "tiny")[1]) == 1  # still one parent run
+    assert [p.info.run_id for p in sweep_runs(tmp_path, "tiny")[1]] == [parents[0].info.run_id]  # the same parent
 
     params = load_params(params_path)
     versus = versus_baseline(study, params, games_per_seating=1)
