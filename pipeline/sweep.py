@@ -371,7 +371,8 @@ def main(argv):
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     failed = []
     if not args.report_only:
-        panel_specs(params)  # a bad panel stops here, before any worker starts
+        panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
+        open_storage(url)
         if args.jobs == 1:
             run_worker(args.params, url, trials, args.worker)
         else:
