@@ -9,6 +9,7 @@ from functools import wraps
 
 from pipeline.clip import clip
 from pipeline.config import ConfigError, Params
+from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
 from pipeline.nets import CheckpointError
 from pipeline.replay import DataError
@@ -34,7 +35,7 @@ def entry_point(main):
         try:
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
-            print(f"error: {clip(str(err), 300)}", file=sys.stderr)
+            print(f"error: {clip(mask_passwords(str(err)), 300)}", file=sys.stderr)
             sys.exit(1)
 
     return wrapper

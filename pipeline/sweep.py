@@ -11,11 +11,12 @@ the intermediate value a pruner watches and, after the last generation, the obje
 `strength_and_compute` adds wall seconds of self-play and training as a second, minimised objective,
 without pruning (Optuna prunes single-objective studies only).
 
-Storage: `sqlite:///<project>/sweep.db` by default; `--storage` takes any Optuna database URL
-(`postgresql://...`) or `journal:<file>` (a journal file for workers on one machine or a shared disk).
-Running the command again, here or on other machines, adds workers or resumes: the study aims at
-`sweep.trials` finished trials in all. On a database, trials of a killed worker are failed after a
-missed heartbeat and retried. MLflow: one parent run per study, a child run per trial.
+Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite:///<project>/sweep.db`:
+any Optuna database URL (`postgresql://...`) or `journal:<file>` (a journal file for workers on one
+machine or a shared disk). Running the command again, here or on other machines, adds workers or
+resumes: the study aims at `sweep.trials` finished trials in all, and every worker keeps at it until
+they are there. The trial of a killed worker is failed and retried (pipeline/sweep_storage.py).
+MLflow: one parent run per study, a child run per trial, each ending in the state Optuna holds.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ import argparse
 import dataclasses
 import multiprocessing
 import os
+import signal
 import tempfile
-import warnings
+import time
+import traceback
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -41,40 +45,41 @@ from pipeline.config import ConfigError, Params, load_params, parse_params
 from pipeline.games import make_game
 from pipeline.match import baseline_spec
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.owners import current as current_owner
 from pipeline.parallel import AgentSpec, play_match, play_matches
 from pipeline.selfplay import search_config
+from pipeline.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
 from pipeline.threads import use_threads
-from pipeline.tracking import child_run, download_run_artifact, log_to_run, sweep_parent_run
+from pipeline.tracking import (
+    child_run,
+    download_run_artifact,
+    log_to_run,
+    set_run_status,
+    settle_runs,
+    sweep_parent_run,
+)
 from pipeline.training_loop import GenerationReport, train_generations
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-HEARTBEAT_SECONDS = 60
+RUNNING = (optuna.trial.TrialState.RUNNING,)
+POLL_SECONDS = 2  # how often a worker with nothing to start looks whether the others' trials ended
 # Steps are generations, counted from 1. The first generation's network is barely trained and its panel
 # score mostly noise (a Connect-4 baseline scored 0.15, then 0.46): never prune on it.
 FIRST_PRUNED_GENERATION = 2
 BASELINE = "baseline"  # user attr of the trial that runs params.yaml's own values (the paper's defaults)
+STUDY_UID = "study_uid"  # user attr of the first trial: the study's identity, unique even among equal names
 VERSUS = "versus_baseline.json"  # the head-to-head's figures, in the report folder
 CHECKPOINT = "network.ckpt"  # each complete trial's network, an artifact of its MLflow run
-warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 
 def default_storage(root: Path | str = ".") -> str:
     return f"sqlite:///{Path(root).resolve() / 'sweep.db'}"
 
 
-def open_storage(url: str) -> optuna.storages.BaseStorage:
-    """`journal:<file>` or a database URL; databases get a heartbeat so a killed worker's trial is
-    failed and retried once a live worker looks."""
-    if url.startswith("journal:"):
-        from optuna.storages.journal import JournalFileBackend
-
-        return optuna.storages.JournalStorage(JournalFileBackend(url.removeprefix("journal:")))
-    return optuna.storages.RDBStorage(
-        url,
-        heartbeat_interval=HEARTBEAT_SECONDS,
-        grace_period=3 * HEARTBEAT_SECONDS,
-        heartbeat_stale_trial_callback=optuna.storages.RetryHeartbeatStaleTrialCallback(max_retry=2),
-    )
+def resolve_storage(option: str | None, params: Params) -> str:
+    """`--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE` (Optuna's own variable: a URL with a
+    password stays out of params.yaml), else the project's `sweep.db`."""
+    return option or params.sweep.storage or os.environ.get("OPTUNA_STORAGE") or default_storage()
 
 
 def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
@@ -180,11 +185,13 @@ class Objective:
         self.multi = base.sweep.objective == "strength_and_compute"
 
     def __call__(self, trial: optuna.Trial):
+        trial.set_user_attr(WORKER, current_owner())  # a re-run fails this trial at once if this process dies
         values = suggest(trial, self.base)
         params = trial_params(self.base, values)
         last: dict[str, float] = {}
         tags = {"sweep_study": params.sweep.study, "optuna_trial": str(trial.number)}
         with child_run(params, self.parent_run, f"trial {trial.number}", tags, mirror=False) as run:
+            trial.set_user_attr(RUN_ID, run.run_id)  # ended FAILED by whoever fails this trial as lost
             run.log_params({**values, "selfplay.games": params.selfplay.games})
 
             def on_generation(model, report: GenerationReport) -> None:
@@ -205,42 +212,78 @@ class Objective:
                 save_checkpoint(Path(folder) / CHECKPOINT, model, self.game.name)
                 run.log_artifact(Path(folder) / CHECKPOINT)
             run.end("FINISHED", optuna_state="COMPLETE")
-        trial.set_user_attr("mlflow_run_id", run.run_id)
         trial.set_user_attr("seconds", last["seconds"])
         return (last["strength"], last["seconds"]) if self.multi else last["strength"]
 
 
 def sweep_settings(params: Params, storage_url: str) -> dict:
-    return {"storage": storage_url, **params.sweep.model_dump()}
+    return {**params.sweep.model_dump(), "storage": storage_url}
 
 
 def finished_trials(study: optuna.Study) -> int:
     return len(study.get_trials(deepcopy=False, states=FINISHED))
 
 
+def study_uid(study: optuna.Study) -> str:
+    """The study's identity: a random id on its first trial, which exactly one worker creates. A study
+    made before identities were kept has none ("")."""
+    trials = study.get_trials(deepcopy=False)
+    return trials[0].user_attrs.get(STUDY_UID, "") if trials else ""
+
+
+def prepare_study(params: Params, storage_url: str, worker: int = 0) -> optuna.Study:
+    """Open (or create) the study; the first trial plays params.yaml's own values: the baseline to beat."""
+    storage = open_storage(storage_url)
+    with storage_lock(storage_url):  # workers of this host: one creates the study and its baseline
+        study = open_study(params, storage, worker)
+        if not study.trials:
+            baseline = {path: param_value(params, path) for path in params.sweep.space}
+            study.enqueue_trial(baseline, user_attrs={BASELINE: True, STUDY_UID: uuid.uuid4().hex})
+    return study
+
+
+def parent_run(params: Params, study: optuna.Study, storage_url: str) -> str:
+    return sweep_parent_run(params, study.study_name, study_uid(study), sweep_settings(params, storage_url))
+
+
+def settle_lost_trials(params: Params, study: optuna.Study, storage_url: str) -> None:
+    """Fail and retry the trials of dead workers, and end their MLflow runs FAILED as Optuna holds them."""
+    fail_lost_trials(study, storage_url)
+    failed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.FAIL,))
+    settle_runs(params, [t.user_attrs[RUN_ID] for t in failed if RUN_ID in t.user_attrs], "FAILED", optuna_state="FAIL")
+
+
 def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0, share: int = 1) -> None:
-    """Run trials until the study holds `trials` finished ones (counting other workers' too). A worker
-    that shares the machine with `share` workers takes its share of the cores."""
+    """Run trials until the study holds `trials` finished ones (counting other workers' too). While the
+    others' running trials would make up the rest, wait for them: one that dies is retried here. A
+    worker that shares the machine with `share` workers takes its share of the cores."""
     params = load_params(params_path)
     if share > 1:
         params = with_overrides(params, {"workers": 1})
         use_threads(max(1, (os.cpu_count() or 1) // share))
-    study = open_study(params, open_storage(storage_url), worker)
-    optuna.storages.fail_stale_trials(study)  # a killed worker's trials: failed, retried by the callback
-    if not study.trials:  # the first trial plays params.yaml's own values: the baseline to beat
-        baseline = {path: param_value(params, path) for path in params.sweep.space}
-        study.enqueue_trial(baseline, user_attrs={BASELINE: True}, skip_if_exists=True)
-    parent = sweep_parent_run(params, study.study_name, sweep_settings(params, storage_url))
+    study = prepare_study(params, storage_url, worker)
+    parent = parent_run(params, study, storage_url)
     bar = tqdm(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
     objective = Objective(params, parent, bar)
-    while (done := finished_trials(study)) + _running(study) < trials:
-        study.optimize(objective, n_trials=1)
-        bar.update(finished_trials(study) - done)
+    if finished_trials(study) < trials:
+        set_run_status(params, parent, "RUNNING")  # a resumed study's parent runs again
+    while True:
+        settle_lost_trials(params, study, storage_url)
+        done = finished_trials(study)
+        bar.update(done - bar.n)
+        if done >= trials:
+            break
+        if done + _running(study) >= trials:
+            time.sleep(POLL_SECONDS)
+        else:
+            study.optimize(objective, n_trials=1)
     bar.close()
+    if not _running(study):
+        set_run_status(params, parent, "FINISHED")
 
 
 def _running(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)))
+    return len(study.get_trials(deepcopy=False, states=RUNNING))
 
 
 def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial:
@@ -263,7 +306,7 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     specs = []
     with tempfile.TemporaryDirectory() as folder:
         for name, trial in (("tuned", best_trial(study)), ("baseline", baseline)):
-            path = download_run_artifact(params, trial.user_attrs["mlflow_run_id"], CHECKPOINT, Path(folder) / name)
+            path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, Path(folder) / name)
             model = load_checkpoint(path, game.name)
             specs.append(AgentSpec.alphazero(name, model, play, search_config(trial_params(params, trial.params))))
     seatings = mixed_seatings(game.num_players) * games_per_seating
@@ -272,16 +315,47 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     return {**figures, "tuned_trial": best_trial(study).number, "baseline_trial": baseline.number}
 
 
-def _worker_main(args: tuple) -> None:
+def _worker_main(args: tuple, errors) -> None:
+    """A worker process: its error goes to the parent, which names it (a traceback among progress bars
+    is easily lost)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    run_worker(*args)
+    try:
+        run_worker(*args)
+    except BaseException as err:
+        errors.send(traceback.format_exception_only(err)[-1].strip())
+        raise
+
+
+def run_workers(params_path: str, storage_url: str, trials: int, first: int, jobs: int) -> list[str]:
+    """`jobs` worker processes on this machine; one line for each that failed or was killed."""
+    context = multiprocessing.get_context("spawn")
+    pipes = {first + j: context.Pipe(duplex=False) for j in range(jobs)}  # (parent's end, worker's end)
+    processes = {
+        worker: context.Process(target=_worker_main, args=((params_path, storage_url, trials, worker, jobs), end))
+        for worker, (_, end) in pipes.items()
+    }
+    for process in processes.values():
+        process.start()
+    for process in processes.values():
+        process.join()
+    failed = []
+    for worker, process in processes.items():
+        if process.exitcode < 0:
+            failed.append(f"sweep worker {worker} was killed by {signal.Signals(-process.exitcode).name}")
+        elif process.exitcode > 0:
+            reader = pipes[worker][0]
+            reason = reader.recv() if reader.poll() else f"exit status {process.exitcode}"
+            failed.append(f"sweep worker {worker} failed: {reason}")
+    return failed
 
 
 @entry_point
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m pipeline.sweep", description=__doc__.splitlines()[0])
     parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--storage", default=None, help="default: sweep.storage, else sqlite:///sweep.db")
+    parser.add_argument(
+        "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
+    )
     parser.add_argument("--trials", type=int, default=None, help="default: sweep.trials")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
     parser.add_argument("--worker", type=int, default=0, help="this machine's first worker index (sampler seed)")
@@ -292,26 +366,20 @@ def main(argv):
     )
     args = parser.parse_args(argv)
     params = load_params(args.params)
-    storage_url = args.storage or params.sweep.storage or default_storage()
+    url = resolve_storage(args.storage, params)
     trials = args.trials or params.sweep.trials
     optuna.logging.set_verbosity(optuna.logging.WARNING)
+    failed = []
     if not args.report_only:
-        panel_specs(params)  # a bad panel stops here, before any worker starts
+        panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
+        open_storage(url)
         if args.jobs == 1:
-            run_worker(args.params, storage_url, trials, args.worker)
+            run_worker(args.params, url, trials, args.worker)
         else:
-            context = multiprocessing.get_context("spawn")
-            jobs = [(args.params, storage_url, trials, args.worker + j, args.jobs) for j in range(args.jobs)]
-            processes = [context.Process(target=_worker_main, args=(job,)) for job in jobs]
-            for process in processes:
-                process.start()
-            for process in processes:
-                process.join()
-            if any(p.exitcode for p in processes):
-                raise SystemExit("a sweep worker failed; see its error above")
+            failed = run_workers(args.params, url, trials, args.worker, args.jobs)
     from pipeline.sweep_report import write_report
 
-    study = open_study(params, open_storage(storage_url))
+    study = open_study(params, open_storage(url))
     out = Path(args.out or Path("sweeps") / params.sweep.study)
     metrics = {}
     if args.versus_baseline:
@@ -319,8 +387,10 @@ def main(argv):
         write_json(out / VERSUS, versus)
         metrics = {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
     report = write_report(study, params, Path(args.params), out)
-    log_to_run(params, sweep_parent_run(params, study.study_name, sweep_settings(params, storage_url)), metrics, out)
+    log_to_run(params, parent_run(params, study, url), metrics, out)
     print(f"report: {report}")
+    if failed:  # the report shows the study as it stands; a re-run finishes it
+        raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from ruamel.yaml import YAML  # noqa: E402
 
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.config import Params  # noqa: E402
+from pipeline.credentials import mask_passwords  # noqa: E402
 from pipeline.sweep import FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
 
 PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.rollouts")
@@ -34,7 +35,7 @@ def best_values(params: Params, trial: optuna.trial.FrozenTrial) -> dict:
 
 def write_best_params(params_path: Path, values: dict, out: Path) -> None:
     """params.yaml with the values substituted; comments, order, `null`s and list indents kept, so
-    that the file differs from params.yaml only in the tuned lines."""
+    that the file differs from params.yaml only in the tuned lines (and in passwords, masked)."""
     yaml = YAML()
     yaml.indent(mapping=2, sequence=4, offset=2)
     yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
@@ -47,7 +48,7 @@ def write_best_params(params_path: Path, values: dict, out: Path) -> None:
         node[name] = value
     buffer = io.StringIO()
     yaml.dump(data, buffer)
-    write_text(out, buffer.getvalue())
+    write_text(out, mask_passwords(buffer.getvalue()))
 
 
 def _save(axes, path: Path) -> None:

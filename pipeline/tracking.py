@@ -14,23 +14,28 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
+from pipeline import owners
 from pipeline.atomic import write_json
 from pipeline.config import Params
+from pipeline.credentials import mask_passwords
 from pipeline.nets import CheckpointError
 
 RUN_FILE = Path("models/run.json")
 CHAMPION_ALIAS = "champion"
+OWNER = "owner"  # tag of a child run: its process (pipeline.owners), to tell a killed stage's run
 log = logging.getLogger(__name__)
 
 
 def tracking_uri(params: Params, root: Path | str = ".") -> str:
-    """The params' URI, else the embedded store: an absolute SQLite path at the project root, so DVC's
-    temporary experiment copies log to the same database."""
+    """The params' URI, else `default_tracking_uri`."""
     return params.tracking.tracking_uri or default_tracking_uri(root)
 
 
 def default_tracking_uri(root: Path | str = ".") -> str:
-    return f"sqlite:///{Path(root).resolve() / 'mlflow.db'}"
+    """`$MLFLOW_TRACKING_URI` (MLflow's own variable: a server's URI with its secrets stays out of
+    params.yaml), else the embedded store: an absolute SQLite path at the project root, so DVC's
+    temporary experiment copies log to the same database."""
+    return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path(root).resolve() / 'mlflow.db'}"
 
 
 def _client(params: Params):
@@ -72,8 +77,9 @@ def _experiment_id(client, name: str) -> str:
 
 
 def _log_params(client, run_id: str, data: dict) -> None:
+    """Every value flattened to a dotted key; URLs (storage, tracking URI) with their passwords masked."""
     for key, value in _flatten(data).items():
-        client.log_param(run_id, key, value)
+        client.log_param(run_id, key, mask_passwords(value))
 
 
 def start_pipeline_run(params: Params, run_file: Path = RUN_FILE) -> str:
@@ -92,10 +98,12 @@ def pipeline_run_id(run_file: Path = RUN_FILE) -> str:
 
 @contextmanager
 def child_run(params: Params, parent_id: str, name: str, tags: dict, generation: int | None = None, mirror=True):
-    """A child run of `parent_id`; FAILED if the body raises, unless the body ended it itself."""
+    """A child run of `parent_id`, tagged with its process (`owner`); FAILED if the body raises, unless
+    the body ended it itself."""
     client = _client(params)
     parent = client.get_run(parent_id)
-    run = client.create_run(parent.info.experiment_id, run_name=name, tags={"mlflow.parentRunId": parent_id, **tags})
+    tags = {"mlflow.parentRunId": parent_id, OWNER: owners.current(), **tags}
+    run = client.create_run(parent.info.experiment_id, run_name=name, tags=tags)
     child = StageRun(client, params, parent_id, run.info.run_id, generation, mirror)
     try:
         yield child
@@ -108,19 +116,54 @@ def child_run(params: Params, parent_id: str, name: str, tags: dict, generation:
 
 
 def stage_run(params: Params, stage: str, generation: int | None = None):
-    """A child run of the pipeline's parent for one stage (and generation)."""
+    """A child run of the pipeline's parent for one stage (and generation). A run of the same stage
+    and generation left RUNNING by a process of this host that is gone (a killed stage) ends KILLED."""
     name = stage if generation is None else f"{stage}-gen{generation}"
     tags = {"stage": stage, "generation": str(generation or "")}
-    return child_run(params, pipeline_run_id(), name, tags, generation)
+    parent_id = pipeline_run_id()
+    client = _client(params)
+    query = " and ".join(
+        [f"tags.`mlflow.parentRunId` = '{parent_id}'", "attributes.status = 'RUNNING'"]
+        + [f"tags.{key} = '{value}'" for key, value in tags.items()]
+    )
+    experiment_id = client.get_run(parent_id).info.experiment_id
+    stale = [
+        run.info.run_id
+        for run in client.search_runs([experiment_id], query, max_results=1000)
+        if owners.is_dead(run.data.tags.get(OWNER, ""))
+    ]
+    settle_runs(params, stale, "KILLED", ended_by="a re-run of the stage: its process was gone")
+    return child_run(params, parent_id, name, tags, generation)
 
 
-def sweep_parent_run(params: Params, study: str, settings: dict) -> str:
-    """The study's parent run, shared by every worker on any machine. A worker that finds none
-    creates one; then every worker adopts the oldest and deletes its own if it is not that one, so
-    workers starting at the same moment still agree on a single parent."""
+def settle_runs(params: Params, run_ids: list[str], status: str, **tags: str) -> None:
+    """End the runs with `status` where they hold another (their process died before it could say),
+    with tags saying why."""
+    client = _client(params)
+    for run_id in run_ids:
+        if client.get_run(run_id).info.status != status:
+            for key, value in tags.items():
+                client.set_tag(run_id, key, value)
+            client.set_terminated(run_id, status)
+
+
+def set_run_status(params: Params, run_id: str, status: str) -> None:
+    """RUNNING again (a resumed sweep's parent), or ended with `status`."""
+    client = _client(params)
+    if status == "RUNNING":
+        client.update_run(run_id, status)
+    else:
+        client.set_terminated(run_id, status)
+
+
+def sweep_parent_run(params: Params, study: str, uid: str, settings: dict) -> str:
+    """The study's parent run, shared by every worker on any machine and found by the study's identity
+    `uid`, not its name alone (a new study may reuse the name). A worker that finds none creates one;
+    then every worker adopts the oldest and deletes its own if it is not that one, so workers starting
+    at the same moment still agree on a single parent."""
     client = _client(params)
     experiment_id = _experiment_id(client, f"{params.tracking.experiment}-sweeps")
-    query = f"tags.sweep_study = '{study}' and tags.sweep_role = 'parent'"
+    query = f"tags.sweep_study = '{study}' and tags.sweep_uid = '{uid}' and tags.sweep_role = 'parent'"
 
     def parents():
         runs = client.search_runs([experiment_id], query, max_results=100)
@@ -129,7 +172,7 @@ def sweep_parent_run(params: Params, study: str, settings: dict) -> str:
     found = parents()
     if found:
         return found[0].info.run_id
-    tags = {"sweep_study": study, "sweep_role": "parent", "game": params.game}
+    tags = {"sweep_study": study, "sweep_uid": uid, "sweep_role": "parent", "game": params.game}
     mine = client.create_run(experiment_id, run_name=f"sweep {study}", tags=tags).info.run_id
     oldest = parents()[0].info.run_id
     if oldest != mine:

@@ -1,8 +1,9 @@
 """The sweep machinery on tiny real budgets: a study in SQLite with its MLflow parent and child runs,
-resuming, the report and its params file, two objectives, two worker processes on one journal
-storage, and bad sweep params refused."""
+resuming, the report and its params file, two objectives, worker processes on one storage (killed
+ones included), passwords kept out of what is logged, and bad sweep params refused."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -15,24 +16,30 @@ from mlflow import MlflowClient
 from tqdm import tqdm
 
 from pipeline import sweep as sweep_module
+from pipeline import sweep_storage
 from pipeline.config import ConfigError, load_params, parse_params
 from pipeline.sweep import (
     BASELINE,
     Objective,
     best_trial,
-    open_storage,
     open_study,
     panel_specs,
+    parent_run,
+    prepare_study,
+    resolve_storage,
     run_worker,
-    sweep_settings,
     trial_params,
     versus_baseline,
     with_overrides,
 )
 from pipeline.sweep_report import write_best_params, write_report
-from pipeline.tracking import sweep_parent_run
+from pipeline.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage
+from pipeline.tracking import tracking_uri
 
 ROOT = Path(__file__).resolve().parents[1]
+RUNNING, FAIL = optuna.trial.TrialState.RUNNING, optuna.trial.TrialState.FAIL
+COMPLETE, WAITING = optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.WAITING
+SPACE = {"search.c_puct": optuna.distributions.FloatDistribution(0.5, 5.0, log=True)}
 
 
 @pytest.fixture(autouse=True)
@@ -88,7 +95,7 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     assert all(sorted(t.intermediate_values) == [1, 2] for t in trials)
 
     client, parents, children = sweep_runs(tmp_path, "tiny")
-    assert len(parents) == 1
+    assert [p.info.status for p in parents] == ["FINISHED"]  # the study is
     assert sorted(int(r.data.tags["optuna_trial"]) for r in children) == [0, 1, 2]
     for trial in trials:
         run = client.get_run(trial.user_attrs["mlflow_run_id"])
@@ -100,7 +107,7 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     run_worker(str(params_path), storage, trials=4)  # resuming adds exactly the missing trial, a new one
     complete = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
     assert len(complete) == 4 and complete[3].params not in [t.params for t in complete[:3]]
-    assert len(sweep_runs(tmp_path, "tiny")[1]) == 1  # still one parent run
+    assert [p.info.run_id for p in sweep_runs(tmp_path, "tiny")[1]] == [parents[0].info.run_id]  # the same parent
 
     params = load_params(params_path)
     versus = versus_baseline(study, params, games_per_seating=1)
@@ -170,7 +177,7 @@ def test_a_pruned_trial_ends_its_mlflow_run_killed_and_tagged(tmp_path):
     storage = f"sqlite:///{tmp_path / 'sweep.db'}"
     study = open_study(params, open_storage(storage))
     study.pruner = optuna.pruners.ThresholdPruner(lower=1.5)  # strength is at most 1: always pruned
-    parent = sweep_parent_run(params, study.study_name, sweep_settings(params, storage))
+    parent = parent_run(params, study, storage)
     study.optimize(Objective(params, parent, tqdm(disable=True)), n_trials=1)
     trial = study.trials[0]
     assert trial.state == optuna.trial.TrialState.PRUNED and list(trial.intermediate_values) == [1]
@@ -181,8 +188,10 @@ def test_a_pruned_trial_ends_its_mlflow_run_killed_and_tagged(tmp_path):
     assert [m.step for m in client.get_metric_history(run.info.run_id, "strength")] == [1]
 
 
-def test_a_killed_workers_trial_is_failed_and_retried_with_its_params(tmp_path, monkeypatch):
-    monkeypatch.setattr(sweep_module, "HEARTBEAT_SECONDS", 1)  # stale after a 3 s grace, not 3 min
+def test_a_silent_workers_trial_is_failed_after_its_heartbeat_and_retried_with_its_params(tmp_path, monkeypatch):
+    """A worker on another host cannot be looked up: a missed heartbeat fails its trial."""
+    monkeypatch.setattr(sweep_storage, "HEARTBEAT_SECONDS", 1)
+    monkeypatch.setattr(sweep_storage, "GRACE_SECONDS", 2)  # stale after 2 s, not a minute
     params_path = tiny_params(tmp_path, generations=1)
     storage_url = f"sqlite:///{tmp_path / 'sweep.db'}"
     storage = open_storage(storage_url)
@@ -258,3 +267,172 @@ def test_an_unknown_panel_opponent_is_refused(tmp_path):
     params = load_params(tiny_params(tmp_path, panel=["uct:4", "minimax"]))
     with pytest.raises(ConfigError, match=r"sweep.panel\[1\]: unknown opponent 'minimax'"):
         panel_specs(params)
+
+
+def storage_url(tmp_path: Path, kind: str) -> str:
+    return f"sqlite:///{tmp_path / 'sweep.db'}" if kind == "sqlite" else f"journal:{tmp_path / 'journal.log'}"
+
+
+def start_sweep(params_path: Path, storage: str, *args: str) -> subprocess.Popen:
+    """`python -m pipeline.sweep` as a user starts it, in its own process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "pipeline.sweep", "--params", str(params_path), "--storage", storage, *args]
+    return subprocess.Popen(command, cwd=params_path.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def running_trial(study: optuna.Study, sweep: subprocess.Popen) -> optuna.trial.FrozenTrial:
+    """Wait until a trial runs with its MLflow run open: the moment to kill its worker."""
+    while not (running := [t for t in study.get_trials(states=(RUNNING,)) if RUN_ID in t.user_attrs]):
+        assert sweep.poll() is None, sweep.communicate()
+        time.sleep(0.2)
+    return running[0]
+
+
+def retries_of(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> list[optuna.trial.FrozenTrial]:
+    retried = optuna.storages.RetryHeartbeatStaleTrialCallback.retried_trial_number
+    return [t for t in study.get_trials() if retried(t) == trial.number]
+
+
+def assert_accounted_for(study, lost, folder: Path, trials: int) -> None:
+    """Every trial COMPLETE or FAIL-and-retried, none RUNNING; the MLflow runs end as Optuna holds them."""
+    assert [t.number for t in study.get_trials() if t.state == RUNNING] == []
+    assert len(study.get_trials(states=(COMPLETE,))) >= trials
+    assert study.trials[lost.number].state == FAIL
+    (retry,) = retries_of(study, lost)
+    assert retry.state == COMPLETE and retry.params == lost.params
+    assert retry.user_attrs[RUN_ID] != lost.user_attrs[RUN_ID]
+    client, parents, children = sweep_runs(folder, "tiny")
+    assert [p.info.status for p in parents] == ["FINISHED"]
+    lost_run = client.get_run(lost.user_attrs[RUN_ID])
+    assert (lost_run.info.status, lost_run.data.tags["optuna_state"]) == ("FAILED", "FAIL")
+    assert {r.info.status for r in children} == {"FINISHED", "FAILED"}
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_a_worker_killed_mid_trial_leaves_a_trial_that_a_rerun_fails_and_retries_at_once(tmp_path, kind):
+    params_path = tiny_params(tmp_path, trials=2, generations=2)
+    storage = storage_url(tmp_path, kind)
+    sweep = start_sweep(params_path, storage)
+    study = open_study(load_params(params_path), open_storage(storage))
+    lost = running_trial(study, sweep)
+    sweep.send_signal(signal.SIGKILL)
+    sweep.communicate()
+    run_worker(str(params_path), storage, trials=2)  # well inside the heartbeat's grace: its worker is known dead
+    assert_accounted_for(study, lost, tmp_path, trials=2)
+
+
+def test_jobs_on_a_new_sqlite_database_finish_the_study_when_one_is_killed_and_name_it(tmp_path):
+    params_path = tiny_params(tmp_path, trials=3, generations=2)
+    storage = storage_url(tmp_path, "sqlite")
+    sweep = start_sweep(params_path, storage, "--jobs", "2")
+    while not (tmp_path / "sweep.db").exists():
+        assert sweep.poll() is None, sweep.communicate()
+        time.sleep(0.2)
+    study = open_study(load_params(params_path), open_storage(storage))
+    lost = running_trial(study, sweep)
+    os.kill(int(lost.user_attrs[WORKER].split(":")[1]), signal.SIGKILL)
+    out, err = sweep.communicate(timeout=900)
+    assert sweep.returncode == 1, err.decode()
+    assert b"report: sweeps/tiny/report.md" in out  # the survivor finished the study; the report says so
+    assert "was killed by SIGKILL; run the command again to finish the study" in err.decode()
+    assert_accounted_for(study, lost, tmp_path, trials=3)
+
+
+RACE = """
+import pathlib, sys, time
+from pipeline.sweep_storage import open_storage
+print("ready", flush=True)
+while not pathlib.Path(sys.argv[2]).exists():
+    time.sleep(0.001)
+open_storage(sys.argv[1])
+"""
+
+
+def test_workers_opening_a_new_sqlite_database_together_create_its_tables_once(tmp_path):
+    """Without a lock both create the schema and one dies on `UNIQUE constraint failed: alembic_version`."""
+    go = tmp_path / "go"
+    command = [sys.executable, "-c", RACE, storage_url(tmp_path, "sqlite"), str(go)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    workers = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(4)]
+    for worker in workers:
+        assert worker.stdout.readline() == b"ready\n", worker.communicate()
+    go.touch()
+    for worker in workers:
+        _, errors = worker.communicate(timeout=300)
+        assert worker.returncode == 0, errors.decode()
+
+
+def dead_owner() -> str:
+    """The owner record of a real process, killed with SIGKILL."""
+    code = "import time; from pipeline.owners import current; print(current(), flush=True); time.sleep(600)"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
+    owner = process.stdout.readline().strip()
+    process.kill()
+    process.communicate()
+    return owner
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "journal"])
+def test_only_trials_of_dead_or_silent_workers_are_failed_and_retried_once_without_their_attrs(tmp_path, kind):
+    from pipeline.owners import current
+
+    storage = storage_url(tmp_path, kind)
+    study = optuna.create_study(study_name="lost", storage=open_storage(storage))
+    trials = {name: study.ask(SPACE) for name in ("dead", "alive", "elsewhere", "silent")}
+    owner = {"dead": dead_owner(), "alive": current(), "elsewhere": "elsewhere:1:1", "silent": "elsewhere:2:1"}
+    for name, trial in trials.items():
+        trial.set_user_attr(WORKER, owner[name])
+        trial.set_user_attr(RUN_ID, f"run of {name}")
+        study._storage.record_heartbeat(trial._trial_id)
+    silent = trials["silent"]._trial_id
+    if kind == "sqlite":  # the database's clock: a beat an hour ago
+        with open_storage(storage).engine.begin() as connection:
+            connection.exec_driver_sql(
+                f"UPDATE trial_heartbeats SET heartbeat = datetime('now', '-1 hour') WHERE trial_id = {silent}"
+            )
+    else:
+        study._storage.set_trial_system_attr(silent, "heartbeat", time.time() - 3600)
+    for _ in range(2):  # a second look retries nothing more
+        fail_lost_trials(study, storage)
+    states = {name: study.trials[trial.number].state for name, trial in trials.items()}
+    assert states == {"dead": FAIL, "alive": RUNNING, "elsewhere": RUNNING, "silent": FAIL}
+    retries = study.get_trials(states=(WAITING,))
+    retried = optuna.storages.RetryHeartbeatStaleTrialCallback.retried_trial_number
+    assert sorted(retried(t) for t in retries) == [trials["dead"].number, trials["silent"].number]
+    assert all(t.user_attrs == {} for t in retries)  # the lost attempt's worker and run are not inherited
+
+
+def test_two_studies_with_one_name_get_a_parent_run_each(tmp_path):
+    params = load_params(tiny_params(tmp_path))
+    first, second = storage_url(tmp_path, "journal"), f"journal:{tmp_path / 'other.log'}"
+    parents = [parent_run(params, prepare_study(params, url), url) for url in (first, second, first)]
+    assert parents[0] != parents[1] and parents[2] == parents[0]
+
+
+def test_passwords_are_masked_in_logged_params_best_params_and_error_lines(tmp_path, capsys):
+    secret = "postgresql://sweeper:s3cret@127.0.0.1:9/optuna"
+    params_path = tiny_params(tmp_path, storage=secret)
+    params = load_params(params_path)
+    client = MlflowClient(tracking_uri(params))
+    run = client.get_run(parent_run(params, prepare_study(params, storage_url(tmp_path, "journal")), secret))
+    assert run.data.params["storage"] == "postgresql://sweeper:***@127.0.0.1:9/optuna"
+    write_best_params(params_path, {"search.c_puct": 1.0}, tmp_path / "best.yaml")
+    best = (tmp_path / "best.yaml").read_text()
+    assert "s3cret" not in best and "sweeper:***@127.0.0.1" in best
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        sweep_module.main(["--params", str(params_path)])  # no psycopg here, or no server there
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 1 and len(lines) == 1 and "s3cret" not in lines[0]
+    assert lines[0].startswith("error: storage postgresql://sweeper:***@127.0.0.1:9/optuna: ")
+
+
+def test_urls_come_from_the_environment_where_params_leave_them_null(tmp_path, monkeypatch):
+    params = load_params(tiny_params(tmp_path))
+    params = with_overrides(params, {"tracking.tracking_uri": None})
+    monkeypatch.setenv("OPTUNA_STORAGE", "postgresql://sweeper@db/optuna")
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://mlflow.example:5000")
+    assert resolve_storage(None, params) == "postgresql://sweeper@db/optuna"
+    assert resolve_storage("journal:sweep.log", params) == "journal:sweep.log"
+    assert tracking_uri(params) == "http://mlflow.example:5000"

@@ -1,0 +1,40 @@
+"""Which process owns a piece of work (a sweep trial, a stage's MLflow run), and whether that process
+is gone, so that a re-run takes the work over at once instead of waiting out a heartbeat. Only
+processes of this host can be checked: an owner elsewhere is presumed alive."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+
+def current() -> str:
+    """`host:pid:start`; the start time tells a dead owner from a later process that reuses its pid."""
+    return f"{socket.gethostname()}:{os.getpid()}:{_started(os.getpid())}"
+
+
+def is_dead(owner: str) -> bool:
+    """True only for an owner of this host whose process has ended (a zombie counts as ended)."""
+    parts = owner.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit() or parts[0] != socket.gethostname():
+        return False
+    return _started(int(parts[1])) != parts[2]
+
+
+def _started(pid: int) -> str | None:
+    """The process's start time (clock ticks since boot) on Linux; "" for a live process where there is
+    no /proc; None where no live process has this pid."""
+    if not Path("/proc/self/stat").exists():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass  # alive, another user's
+        return ""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    return None if fields[0] == "Z" else fields[19]
