@@ -14,13 +14,14 @@ from pipeline.games import IllegalMove
 from pipeline.nets import CheckpointError
 from pipeline.replay import DataError
 from pipeline.threads import use_threads
+from pipeline.tracking import TrackingError
 
 
 class UsageError(ValueError):
     """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
 
 
-USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove, UsageError)
+USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove, TrackingError, UsageError)
 
 
 def entry_point(main):

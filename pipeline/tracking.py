@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-from contextlib import contextmanager
+import threading
+import time
+from concurrent.futures import Future
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from pipeline import owners
@@ -38,18 +41,44 @@ def default_tracking_uri(root: Path | str = ".") -> str:
     return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path(root).resolve() / 'mlflow.db'}"
 
 
+def warm_up(params: Params) -> None:
+    """Start connecting to the params' store in a background thread. Importing MLflow and opening
+    its store take 1-2 s of every stage; a stage calls this once its own imports are done, and the
+    connection is made while it loads its inputs and starts its worker pool."""
+    uri = tracking_uri(params)
+    if uri not in _clients:
+        future: Future = Future()
+        _clients[uri] = future
+
+        def connect() -> None:
+            try:
+                future.set_result(_connect(uri))
+            except BaseException as err:  # handed to whoever asks for the client
+                future.set_exception(err)
+
+        threading.Thread(target=connect, name="mlflow-connect", daemon=True).start()
+
+
 def _client(params: Params):
-    """A client of the params' store. A new SQLite store is created under a file lock: sweep workers
+    """The one client of the params' store in this process."""
+    warm_up(params)
+    return _clients[tracking_uri(params)].result()
+
+
+def _connect(uri: str):
+    """A client of the store. A new SQLite store is created under a file lock: sweep workers
     starting together would otherwise both create its tables."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     from filelock import FileLock
     from mlflow import MlflowClient
 
-    uri = tracking_uri(params)
     if not uri.startswith("sqlite:///"):
         return MlflowClient(tracking_uri=uri)
     with FileLock(uri.removeprefix("sqlite:///") + ".lock"):
         return MlflowClient(tracking_uri=uri)
+
+
+_clients: dict[str, Future] = {}
 
 
 def _flatten(data: dict, prefix: str = "") -> dict[str, str]:
@@ -97,43 +126,69 @@ def pipeline_run_id(run_file: Path = RUN_FILE) -> str:
 
 
 @contextmanager
-def child_run(params: Params, parent_id: str, name: str, tags: dict, generation: int | None = None, mirror=True):
+def child_run(
+    params: Params, parent_id: str, name: str, tags: dict, generation: int | None = None, mirror=True, replaces=False
+):
     """A child run of `parent_id`, tagged with its process (`owner`); FAILED if the body raises, unless
-    the body ended it itself."""
-    client = _client(params)
-    parent = client.get_run(parent_id)
-    tags = {"mlflow.parentRunId": parent_id, OWNER: owners.current(), **tags}
-    run = client.create_run(parent.info.experiment_id, run_name=name, tags=tags)
-    child = StageRun(client, params, parent_id, run.info.run_id, generation, mirror)
+    the body ended it itself. The run is created when first used but dated from here, so the body's
+    work starts while `warm_up` is still connecting to the store. `replaces`: a run with the same tags
+    left RUNNING by a process of this host that is gone (a killed stage) ends KILLED first."""
+    started_ms = int(time.time() * 1000)
+
+    def create(client) -> str:
+        experiment_id = _parent(client, params, parent_id).info.experiment_id
+        if replaces:
+            _end_killed_twins(client, params, experiment_id, parent_id, tags)
+        run_tags = {"mlflow.parentRunId": parent_id, OWNER: owners.current(), **tags}
+        return client.create_run(experiment_id, start_time=started_ms, run_name=name, tags=run_tags).info.run_id
+
+    child = StageRun(params, parent_id, create, generation, mirror)
     try:
         yield child
     except BaseException:
         if not child.ended:
-            client.set_terminated(run.info.run_id, "FAILED")
+            with suppress(TrackingError):  # no parent to file the failure under: the body's error says more
+                child.end("FAILED")
         raise
     if not child.ended:
-        client.set_terminated(run.info.run_id, "FINISHED")
+        child.end("FINISHED")
 
 
-def stage_run(params: Params, stage: str, generation: int | None = None):
-    """A child run of the pipeline's parent for one stage (and generation). A run of the same stage
-    and generation left RUNNING by a process of this host that is gone (a killed stage) ends KILLED."""
-    name = stage if generation is None else f"{stage}-gen{generation}"
-    tags = {"stage": stage, "generation": str(generation or "")}
-    parent_id = pipeline_run_id()
-    client = _client(params)
+def _parent(client, params: Params, parent_id: str):
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return client.get_run(parent_id)
+    except MlflowException:
+        raise TrackingError(
+            f"{RUN_FILE}: parent run {parent_id} is not in the MLflow store {mask_passwords(tracking_uri(params))} "
+            "(deleted or replaced?); `dvc repro --force init` starts a new lineage"
+        ) from None
+
+
+class TrackingError(ValueError):
+    """The MLflow store does not hold what the pipeline's files say it should."""
+
+
+def _end_killed_twins(client, params: Params, experiment_id: str, parent_id: str, tags: dict) -> None:
     query = " and ".join(
         [f"tags.`mlflow.parentRunId` = '{parent_id}'", "attributes.status = 'RUNNING'"]
         + [f"tags.{key} = '{value}'" for key, value in tags.items()]
     )
-    experiment_id = client.get_run(parent_id).info.experiment_id
     stale = [
         run.info.run_id
         for run in client.search_runs([experiment_id], query, max_results=1000)
         if owners.is_dead(run.data.tags.get(OWNER, ""))
     ]
     settle_runs(params, stale, "KILLED", ended_by="a re-run of the stage: its process was gone")
-    return child_run(params, parent_id, name, tags, generation)
+
+
+def stage_run(params: Params, stage: str, generation: int | None = None):
+    """A child run of the pipeline's parent for one stage (and generation), replacing the run of a
+    killed earlier attempt."""
+    name = stage if generation is None else f"{stage}-gen{generation}"
+    tags = {"stage": stage, "generation": str(generation or "")}
+    return child_run(params, pipeline_run_id(), name, tags, generation, replaces=True)
 
 
 def settle_runs(params: Params, run_ids: list[str], status: str, **tags: str) -> None:
@@ -183,10 +238,22 @@ def sweep_parent_run(params: Params, study: str, uid: str, settings: dict) -> st
 
 
 class StageRun:
-    def __init__(self, client, params: Params, parent_id: str, run_id: str, generation: int | None, mirror=True):
-        self.client, self.params = client, params
-        self.parent_id, self.run_id, self.generation = parent_id, run_id, generation
+    """A child run, created on first use by `create(client) -> run id` (see `child_run`)."""
+
+    def __init__(self, params: Params, parent_id: str, create, generation: int | None, mirror=True):
+        self.params, self.parent_id, self.generation = params, parent_id, generation
         self.mirror, self.ended = mirror, False
+        self._create, self._run_id = create, None
+
+    @property
+    def client(self):
+        return _client(self.params)
+
+    @property
+    def run_id(self) -> str:
+        if self._run_id is None:
+            self._run_id = self._create(self.client)
+        return self._run_id
 
     def log_metrics(self, metrics: dict[str, float], prefix: str = "", step: int | None = None) -> None:
         """On the child run, and (`mirror`) on the parent with the generation as step (curves over

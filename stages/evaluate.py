@@ -9,7 +9,7 @@ from pipeline.config import load_params
 from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.tracking import stage_run
+from pipeline.tracking import stage_run, warm_up
 from stages import paths
 
 
@@ -18,6 +18,7 @@ def main(argv):
     final = int(argv[0])
     remove_leftovers(paths.MATCHES, paths.EVALUATION.parent)
     params = load_params()
+    warm_up(params)
     set_threads(params)
     game = make_game(params.game)
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]

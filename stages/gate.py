@@ -10,7 +10,7 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.gate import run_gate
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.tracking import stage_run
+from pipeline.tracking import stage_run, warm_up
 from stages import paths
 
 
@@ -19,6 +19,7 @@ def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
     remove_leftovers(paths.best(gen).parent, paths.metrics("gate", gen).parent)
     params = load_params()
+    warm_up(params)
     set_threads(params)
     game = make_game(params.game)
     candidate = load_checkpoint(paths.candidate(gen), game.name)

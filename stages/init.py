@@ -7,7 +7,7 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.replay import empty_samples, save_samples
-from pipeline.tracking import RUN_FILE, start_pipeline_run
+from pipeline.tracking import RUN_FILE, start_pipeline_run, warm_up
 from pipeline.training_loop import initial_network
 from stages import paths
 
@@ -16,6 +16,7 @@ from stages import paths
 def main(argv):
     remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, RUN_FILE.parent)
     params = load_params()
+    warm_up(params)
     set_threads(params)
     game = make_game(params.game)
     model = initial_network(game, params)

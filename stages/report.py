@@ -9,7 +9,7 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.cli import entry_point
 from pipeline.config import load_params
 from pipeline.report import summary_metrics, write_report
-from pipeline.tracking import stage_run
+from pipeline.tracking import stage_run, warm_up
 from stages import paths
 
 
@@ -21,6 +21,7 @@ def _read(path):
 def main(argv):
     remove_leftovers(paths.REPORTS)
     params = load_params()
+    warm_up(params)
     final = params.final_generation
     gens = range(1, final + 1)
     train = [_read(paths.metrics("train", g)) for g in gens]

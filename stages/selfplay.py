@@ -9,7 +9,7 @@ from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.replay import save_samples
 from pipeline.selfplay import run_selfplay
-from pipeline.tracking import stage_run
+from pipeline.tracking import stage_run, warm_up
 from stages import paths
 
 
@@ -18,6 +18,7 @@ def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
     remove_leftovers(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
     params = load_params()
+    warm_up(params)
     set_threads(params)
     game = make_game(params.game)
     model = load_checkpoint(paths.best(prev), game.name)

@@ -9,7 +9,7 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.replay import load_samples, save_samples, windowed
-from pipeline.tracking import stage_run
+from pipeline.tracking import stage_run, warm_up
 from pipeline.train import train_network
 from stages import paths
 
@@ -19,6 +19,7 @@ def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
     remove_leftovers(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
     params = load_params()
+    warm_up(params)
     set_threads(params)
     game = make_game(params.game)
     model = load_checkpoint(paths.candidate(prev), game.name)

@@ -16,5 +16,5 @@ def test_each_figure_is_one_row():
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 6 + 2 * 4
+    assert len(names) == len(set(names)) == 6 + 2 * 5
     assert "tictacmo.selfplay_games_per_min" in names
