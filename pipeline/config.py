@@ -225,7 +225,7 @@ class Generation(Section):
 class Params(Section):
     game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
     seed: Int = 0
-    threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = all cores")
+    threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = follow the free cores")
     workers: Int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
     network: NetworkParams = NetworkParams()
     value: ValueParams = ValueParams()
