@@ -112,7 +112,7 @@ def test_truncated_checkpoints_and_folders_fail_in_one_line(tmp_path):
     save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
     whole = (tmp_path / "net.ckpt").read_bytes()
     cut = tmp_path / "cut.ckpt"
-    for length in [0, 1, 100, *range(1000, len(whole), 4999), len(whole) - 1]:
+    for length in [1, 100, *range(1000, len(whole), 4999), len(whole) - 1]:  # 0 bytes: tests/test_analyse_play.py
         cut.write_bytes(whole[:length])
         with pytest.raises(CheckpointError, match="cut.ckpt: not a readable checkpoint") as info:
             load_checkpoint(cut)
