@@ -27,8 +27,8 @@ from pipeline.selfplay import run_selfplay
 from pipeline.threads import follow_free_cores, use_threads
 from pipeline.train import train_network
 
-# (game, SE blocks, channels): the pipeline's default network for Tic-Tac-Mo; the 5x64 SENet of
-# issue 3's Connect-4 targets.
+# (game, SE blocks, channels): the 4x64 SENet that was the Tic-Tac-Mo default until issue 13 (kept so
+# figures compare across sessions); the 5x64 SENet of issue 3's Connect-4 targets.
 GAMES = {"tictacmo": (4, 64), "connect4": (5, 64)}
 
 

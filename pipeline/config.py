@@ -50,7 +50,7 @@ class Section(BaseModel):
 
 class NetworkParams(Section):
     blocks: Int = Field(4, ge=1)
-    channels: Int = Field(64, ge=4)
+    channels: Int = Field(32, ge=4)
     se_reduction: Int = Field(4, ge=1)
 
 

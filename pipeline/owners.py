@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 import socket
-from pathlib import Path
+
+import psutil
 
 
 def current() -> str:
@@ -23,18 +24,11 @@ def is_dead(owner: str) -> bool:
 
 
 def _started(pid: int) -> str | None:
-    """The process's start time (clock ticks since boot) on Linux; "" for a live process where there is
-    no /proc; None where no live process has this pid."""
-    if not Path("/proc/self/stat").exists():
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass  # alive, another user's
-        return ""
+    """The process's start time; None where no live process has this pid (a zombie has ended)."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return f"{process.create_time():.2f}"
+    except psutil.NoSuchProcess:
         return None
-    return None if fields[0] == "Z" else fields[19]
