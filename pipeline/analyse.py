@@ -167,11 +167,7 @@ def main(argv):
     if model is None:
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
-    try:
-        failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.sims, args.json)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
-        sys.exit(130)
+    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.sims, args.json)
     if failed:
         sys.exit(1)
 

@@ -25,7 +25,8 @@ USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove, TrackingErr
 
 
 def entry_point(main):
-    """Run `main(argv)`; a user error prints one line naming what is wrong and exits with status 1."""
+    """Run `main(argv)`; a user error prints one line naming what is wrong and exits with status 1,
+    Ctrl-C one line and status 130 (the shell's convention), never a traceback."""
 
     @wraps(main)
     def wrapper(argv: list[str] | None = None) -> None:
@@ -38,6 +39,9 @@ def entry_point(main):
         except USER_ERRORS as err:
             print(f"error: {clip(mask_passwords(str(err)), 300)}", file=sys.stderr)
             sys.exit(1)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            sys.exit(130)
 
     return wrapper
 

@@ -149,11 +149,7 @@ def main(argv):
         parser.error("az seats need a network: give a CHECKPOINT or --champion (or seat uct, random)")
     agents = make_agents(game, seats, model, args.sims, args.seed)
     print("seats: " + ", ".join(agent.name for agent in agents), flush=True)
-    try:
-        scores = play_game(game, agents, args.seed)
-    except KeyboardInterrupt:
-        print("\ninterrupted: game abandoned", file=sys.stderr)
-        sys.exit(130)
+    scores = play_game(game, agents, args.seed)
     print("scores: " + ", ".join(f"{agent.name} {score:+g}" for agent, score in zip(agents, scores)))
     print(result_line(game, agents, scores))
 
