@@ -158,6 +158,7 @@ class BenchmarkParams(Section):
     positions_per_set: Int = Field(100, ge=1)
     data_dir: str = Field("../shared/data/connect4", description="folder of test sets, relative to the project")
     files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
+    every_generation: bool = Field(True, description="score every generation's best network: the strength curve")
 
 
 class EvaluateParams(Section):

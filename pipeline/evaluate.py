@@ -7,7 +7,6 @@ evaluation resumes without replaying finished matches and a new generation plays
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
@@ -25,10 +24,12 @@ from pipeline.arena import (
     score_interval,
     seat_permutations,
 )
-from pipeline.config import Params
+from pipeline.benchmark_curve import cached_score
+from pipeline.config import BenchmarkParams, Params
 from pipeline.connect4_benchmark import mistake_rates, resolve_files
 from pipeline.games.pig import PigGame
 from pipeline.match_cache import MatchCache
+from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_matches
@@ -46,14 +47,6 @@ class PlannedMatch:
     seatings: list[list[int]]  # indices into `agents`
     records: list[GameRecord] = field(default_factory=list)
     starts: list | None = None  # opening states, one per game (default: the initial position)
-
-
-def weights_digest(state_dict: dict) -> str:
-    digest = hashlib.sha256()
-    for key, tensor in sorted(state_dict.items()):
-        digest.update(key.encode())
-        digest.update(tensor.detach().cpu().numpy().tobytes())
-    return digest.hexdigest()
 
 
 def spec_identity(spec: AgentSpec) -> str:
@@ -328,6 +321,23 @@ def play_planned(game, matches: list[PlannedMatch], params: Params, cache: Match
     return max(r.seconds for r in results)
 
 
+def run_benchmark(game, networks: list[SENet], files: list[Path], b: BenchmarkParams, config, cache_dir: Path) -> dict:
+    """Mistakes on Pons' sets: the champion's rows and, with `every_generation`, every generation's
+    (the strength-against-compute curve), each network scored once and kept in `cache_dir`."""
+    settings = {"files": [f.name for f in files], "positions": b.positions_per_set, "sims": b.simulations}
+    settings["search"] = repr(config)
+
+    def rows(network: SENet) -> list[dict]:
+        evaluator = CachingEvaluator(NetworkEvaluator(game, network))
+        score = partial(mistake_rates, game, evaluator, files, b.positions_per_set, b.simulations, config)
+        return cached_score(weights_digest(network.state_dict()), score, settings, cache_dir)
+
+    results: dict = {"benchmark": rows(networks[-1])}
+    if b.every_generation:
+        results["benchmark_generations"] = [{"generation": g, **r} for g, n in enumerate(networks) for r in rows(n)]
+    return results
+
+
 def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path, progress=True) -> dict:
     """Every enabled experiment that applies to this game, for the best network of each generation
     (`networks[g]`, the last being the champion); one JSON-able dict of their results. Experiments
@@ -367,11 +377,8 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
     if ev.benchmark.enabled and connect4:
         files = resolve_files(data_dir, ev.benchmark.files)
         if files:
-            evaluator = CachingEvaluator(NetworkEvaluator(game, champion))
-            b = ev.benchmark
-            results["benchmark"] = mistake_rates(
-                game, evaluator, files, b.positions_per_set, b.simulations, search_config(params)
-            )
+            config = search_config(params)
+            results.update(run_benchmark(game, networks, files, ev.benchmark, config, Path(cache_dir) / "benchmark"))
         else:
             skipped.append(f"Connect-4 benchmark: no test files in {data_dir} (evaluate.benchmark.data_dir).")
     results["skipped"] = skipped

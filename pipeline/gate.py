@@ -24,7 +24,8 @@ class GateResult:
     @property
     def metrics(self) -> dict[str, float]:
         outcomes = {f"gate_{kind}": share for kind, share in self.outcomes.items()}
-        return {"gate_score": self.score, "gate_games": self.games, "promoted": float(self.promoted), **outcomes}
+        headline = {"gate_score": self.score, "gate_games": self.games, "promoted": float(self.promoted)}
+        return {**headline, **outcomes, "gate_seconds": self.seconds}
 
 
 def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: int, progress=True) -> GateResult:

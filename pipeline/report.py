@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
+from pipeline.benchmark_curve import cumulative_compute, curve  # noqa: E402
 
 # AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from ../shared/data/connect4/README.md
 PUBLISHED_MISTAKES = {
@@ -29,6 +30,15 @@ PUBLISHED_MISTAKES = {
     "Test_L1_R1": 0.0,
     "Test_L1_R2": 2.0,
     "Test_L1_R3": 7.0,
+}
+# The depth-5 minimax baseline on the same sets, same source.
+PUBLISHED_MINIMAX5 = {
+    "Test_L3_R1": 1.4,
+    "Test_L2_R1": 0.7,
+    "Test_L2_R2": 9.2,
+    "Test_L1_R1": 1.7,
+    "Test_L1_R2": 7.3,
+    "Test_L1_R3": 23.5,
 }
 
 
@@ -303,6 +313,47 @@ def benchmark_section(evaluation: dict) -> Section:
     return Section("Connect-4 benchmark", "", [Plot("benchmark", caption, fig)], [table])
 
 
+def curve_section(rows: list[dict]) -> Section:
+    """Mistakes per generation against the self-play simulations and wall hours spent (`curve` rows),
+    averaged over the sets, beside the published AlphaZero.jl and depth-5 minimax averages."""
+    sets = list(dict.fromkeys(r["set"] for r in rows))
+    choosers = list(dict.fromkeys(r["chooser"] for r in rows))
+    generations = sorted({r["generation"] for r in rows})
+    mean = {
+        (g, c): sum(r["percent"] for r in rows if r["generation"] == g and r["chooser"] == c) / len(sets)
+        for g in generations
+        for c in choosers
+    }
+    spent = {r["generation"]: r for r in rows}
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, key, label in zip(axes, ("simulations", "hours"), ("self-play simulations", "wall hours")):
+        for chooser in choosers:
+            ax.plot([spent[g][key] for g in generations], [mean[g, chooser] for g in generations], "o-", label=chooser)
+        for published, style, name in ((PUBLISHED_MISTAKES, "--", "AlphaZero.jl, 600 sims"),
+                                       (PUBLISHED_MINIMAX5, ":", "minimax depth 5")):  # fmt: skip
+            if all(s in published for s in sets):
+                ax.axhline(sum(published[s] for s in sets) / len(sets), color="k", linestyle=style, label=name)
+        ax.set(xlabel=label)
+    axes[0].set(ylabel="mistakes (%), mean over sets", title="Connect-4 mistakes against compute")
+    axes[0].legend(fontsize=7)
+    caption = (
+        f"Mean share of mistakes over {len(sets)} of Pons' sets ({rows[0]['positions']} positions each) for the best "
+        "network of each generation, against the self-play simulations and the wall hours (self-play, training, "
+        "gating) spent to reach it; dashed and dotted: the published AlphaZero.jl and depth-5 minimax averages."
+    )
+    table = [
+        {
+            "generation": g,
+            "simulations": spent[g]["simulations"],
+            "hours": round(spent[g]["hours"], 2),
+            **{f"{r['set'].removeprefix('Test_')} {r['chooser']}": round(r["percent"], 1)
+               for r in rows if r["generation"] == g},
+        }
+        for g in generations
+    ]  # fmt: skip
+    return Section("Connect-4 mistakes against compute", "", [Plot("benchmark_curve", caption, fig)], [table])
+
+
 def _sections(game: str, selfplay, train, gate, evaluation: dict) -> list[Section]:
     sections = [training_section(game, selfplay, train, gate)]
     builders = {
@@ -314,6 +365,9 @@ def _sections(game: str, selfplay, train, gate, evaluation: dict) -> list[Sectio
         "benchmark": benchmark_section,
     }
     sections += [build(evaluation) for key, build in builders.items() if evaluation.get(key)]
+    if evaluation.get("benchmark_generations"):
+        compute = cumulative_compute(selfplay, train, gate, evaluation["rollouts"])
+        sections.append(curve_section(curve(evaluation["benchmark_generations"], compute)))
     if evaluation.get("skipped"):
         sections.append(Section("Experiments not run", " ".join(evaluation["skipped"])))
     return sections

@@ -51,6 +51,7 @@ class SelfPlayResult:
             "games": self.games,
             "samples": len(self.samples["values"]),
             "games_per_s": self.games / self.seconds,
+            "simulations": self.simulations,
             "simulations_per_s": self.simulations / self.playing_seconds,
             "mean_game_length": self.mean_length,
             "seconds": self.seconds,

@@ -16,7 +16,7 @@ from stages import paths
 @entry_point
 def main(argv):
     final = int(argv[0])
-    remove_leftovers(paths.MATCHES, paths.EVALUATION.parent)
+    remove_leftovers(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
     params = load_params()
     warm_up(params)
     set_threads(params)
@@ -31,6 +31,9 @@ def main(argv):
         ratings = {row["name"]: row["rating"] for row in results.get("ratings", [])}
         for generation, player in results.get("player_of_generation", {}).items():
             run.log_metrics({"elo": ratings[player]}, step=int(generation))
+        for row in results.get("benchmark_generations", []):
+            name = f"mistakes_{row['set']}_{row['chooser'].replace(' ', '')}"
+            run.log_metrics({name: row["percent"]}, step=row["generation"])
         for row in results.get("pig_oracle", []):
             run.log_metrics({f"win_rate_vs_{row['opponent']}": row["score"]})
         for row in results.get("pig_oracle_policy_exact", []):

@@ -4,6 +4,7 @@ and loading refuses a file that does not match what the caller expects."""
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 from pathlib import Path
 
@@ -29,6 +30,15 @@ def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str =
     buffer = io.BytesIO()
     torch.save(payload, buffer)
     write_bytes(path, buffer.getvalue())
+
+
+def weights_digest(state_dict: dict) -> str:
+    """A hash of the weights' content: equal networks are one player, one benchmark entry."""
+    digest = hashlib.sha256()
+    for key, tensor in sorted(state_dict.items()):
+        digest.update(key.encode())
+        digest.update(tensor.detach().cpu().numpy().tobytes())
+    return digest.hexdigest()
 
 
 def checkpoint_game(path: Path) -> str:

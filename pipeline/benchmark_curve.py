@@ -1,0 +1,135 @@
+"""Strength against compute: the Connect-4 mistakes of every generation's best network, beside the
+self-play simulations and the wall hours spent to reach it.
+
+Scoring a network on Pons' sets costs minutes at real budgets, so each generation's rows are kept
+on disk under a key of its weights and the benchmark's settings: a generation that promoted nothing
+(same weights as before) or a curve drawn again costs nothing, and an interrupted scoring resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from pipeline.atomic import write_text
+from pipeline.cli import entry_point
+
+log = logging.getLogger(__name__)
+
+
+def cached_score(digest: str, score: Callable[[], list[dict]], settings: dict, cache_dir: Path) -> list[dict]:
+    """The rows of `score()` for the network with weights `digest` under `settings`, computed once and
+    kept in `cache_dir`; a corrupt entry is reported and scored again."""
+    text = json.dumps({"weights": digest, **settings}, sort_keys=True)
+    path = Path(cache_dir) / f"{hashlib.sha256(text.encode()).hexdigest()}.json"
+    rows = _read_rows(path)
+    if rows is None:
+        rows = score()
+        write_text(path, json.dumps(rows, sort_keys=True) + "\n")
+    return rows
+
+
+def _read_rows(path: Path) -> list[dict] | None:
+    if not path.exists():
+        return None
+    try:
+        rows = json.loads(path.read_text())
+        if not (isinstance(rows, list) and rows and all(isinstance(r, dict) and "percent" in r for r in rows)):
+            raise ValueError("not a list of benchmark rows")
+    except (ValueError, UnicodeDecodeError) as err:
+        log.warning("benchmark cache: ignoring corrupt entry %s (%s); scoring again", path, err)
+        return None
+    return rows
+
+
+def cumulative_compute(selfplay: list[dict], train: list[dict], gate: list[dict], rollouts: int) -> list[dict]:
+    """Self-play simulations and wall hours (self-play, training and gating) spent up to each generation,
+    from the stages' metrics files; generation 0 (the untrained network) costs nothing.
+
+    Runs recorded before self-play metrics counted simulations are estimated as moves x rollouts,
+    exact without playout cap randomization; gating time is 0 where it was not recorded."""
+    totals = [{"generation": 0, "simulations": 0, "hours": 0.0}]
+    for generation, (s, t, g) in enumerate(zip(selfplay, train, gate), start=1):
+        simulations = s.get("simulations", round(s["games"] * s["mean_game_length"] * rollouts))
+        train_seconds = t["samples"] * len(t["epochs"]) / t["samples_per_s"]
+        seconds = s["seconds"] + train_seconds + g.get("gate_seconds", 0.0)
+        totals.append(
+            {
+                "generation": generation,
+                "simulations": totals[-1]["simulations"] + simulations,
+                "hours": totals[-1]["hours"] + seconds / 3600,
+            }
+        )
+    return totals
+
+
+def curve(scores: list[dict], compute: list[dict]) -> list[dict]:
+    """Each scored row with the compute spent to reach its generation (generations without metrics dropped)."""
+    spent = {c["generation"]: c for c in compute}
+    return [{**spent[r["generation"]], **r} for r in scores if r["generation"] in spent]
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"error: {path}: cannot read metrics ({err})") from None
+
+
+@entry_point
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline.benchmark_curve",
+        description="Connect-4 mistakes of every generation of a run folder, against the compute spent.",
+    )
+    parser.add_argument(
+        "run", type=Path, help="the folder a Connect-4 `dvc repro` ran in (params.yaml, models/, metrics/)"
+    )
+    parser.add_argument("--sims", type=int, nargs="+", default=[0, 600], help="0 = the raw policy")
+    parser.add_argument("--positions", type=int, default=200, help="first N positions of each set")
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data/connect4"))
+    parser.add_argument("--plot", type=Path, help="also draw the curve into this PNG")
+    parser.add_argument("--json", action="store_true", help="one JSON row per generation, set and chooser")
+    args = parser.parse_args(argv)
+    # torch and the search stack load only here: the report imports this module for `curve`
+    from pipeline.config import BenchmarkParams, load_params
+    from pipeline.connect4_benchmark import resolve_files
+    from pipeline.evaluate import run_benchmark
+    from pipeline.games import make_game
+    from pipeline.nets.checkpoint import load_checkpoint
+    from pipeline.selfplay import search_config
+
+    params = load_params(args.run / "params.yaml")
+    game = make_game(params.game)
+    metrics = args.run / "metrics"
+    done = [g.gen for g in params.generations if (metrics / "gate" / f"gen_{g.gen}.json").exists()]
+    final = max(done, default=0)
+    stages = {
+        s: [_read_json(metrics / s / f"gen_{g}.json") for g in range(1, final + 1)]
+        for s in ("selfplay", "train", "gate")
+    }
+    networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(final + 1)]
+    files = resolve_files(args.data_dir, [])
+    if not files:
+        parser.error(f"no test files found in {args.data_dir}; give --data-dir")
+    settings = BenchmarkParams(simulations=args.sims, positions_per_set=args.positions, every_generation=True)
+    cache = args.run / "data" / "matches" / "benchmark"
+    scores = run_benchmark(game, networks, files, settings, search_config(params), cache)["benchmark_generations"]
+    rows = curve(
+        scores, cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts)
+    )
+    for row in rows:
+        print(json.dumps(row) if args.json else f"gen {row['generation']:3d} {row['simulations'] / 1e6:8.2f}M sims "
+              f"{row['hours']:6.2f} h  {row['set']:12s} {row['chooser']:12s} {row['percent']:6.2f}%")  # fmt: skip
+    if args.plot:
+        from pipeline.report import curve_section
+
+        curve_section(rows).plots[0].figure.savefig(args.plot, dpi=110, bbox_inches="tight")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The strength-against-compute curve: every generation's Pons-set mistakes, each distinct network
+scored once (a corrupt cache entry is scored again), joined with the compute its metrics record, and
+drawn in the report."""
+
+import json
+
+import pytest
+
+from pipeline.benchmark_curve import cumulative_compute, curve
+from pipeline.evaluate import run_evaluation
+from pipeline.games import make_game
+from pipeline.report import write_report
+from tests.test_evaluate import DATA, networks, tiny_params
+from tests.test_report import GATE, SELFPLAY, TRAIN
+
+
+def test_compute_adds_up_per_generation_and_estimates_old_runs():
+    selfplay = [
+        {"games": 10, "mean_game_length": 20.0, "seconds": 360.0, "simulations": 5000},
+        {"games": 10, "mean_game_length": 30.0, "seconds": 720.0},  # recorded before simulations were counted
+    ]
+    train = [{"samples": 1000, "samples_per_s": 500.0, "epochs": [{}, {}]}] * 2  # 4 s each
+    gate = [{"gate_seconds": 36.0}, {}]
+    totals = cumulative_compute(selfplay, train, gate, rollouts=50)
+    assert [t["simulations"] for t in totals] == [0, 5000, 5000 + 10 * 30 * 50]
+    assert totals[1]["hours"] == pytest.approx((360 + 4 + 36) / 3600)
+    assert totals[2]["hours"] == pytest.approx((360 + 4 + 36 + 720 + 4) / 3600)
+
+
+@pytest.mark.skipif(not DATA.exists(), reason="the shared Connect-4 test positions are not on this machine")
+def test_every_generation_is_scored_once_and_a_corrupt_entry_again(tmp_path, caplog):
+    game = make_game("connect4")
+    off = {"enabled": False}
+    params = tiny_params("connect4", fig3=off, ratings=off, alphabeta=off, solver_games=off)
+    nets = networks(game, 3, same_as_previous=(1,))  # generation 1 promoted nothing
+    first = run_evaluation(game, nets, params, tmp_path, progress=False)
+    rows = first["benchmark_generations"]
+    assert sorted({r["generation"] for r in rows}) == [0, 1, 2]
+    by_generation = {g: [r for r in rows if r["generation"] == g] for g in range(3)}
+    assert [r["percent"] for r in by_generation[0]] == [r["percent"] for r in by_generation[1]]
+    assert [{**r, "generation": 2} for r in first["benchmark"]] == by_generation[2], "the champion is the last"
+    entries = sorted((tmp_path / "benchmark").glob("*.json"))
+    assert len(entries) == 2, "one entry per distinct network"
+
+    entries[0].write_text("{not json")
+    again = run_evaluation(game, nets, params, tmp_path, progress=False)
+    assert again["benchmark_generations"] == rows
+    assert "corrupt entry" in caplog.text
+    assert all(isinstance(json.loads(e.read_text()), list) for e in entries)
+
+
+def test_the_report_draws_mistakes_against_simulations_and_hours(tmp_path):
+    selfplay = [{**s, "games": 10, "mean_game_length": 20.0, "seconds": 60.0, "simulations": 9000} for s in SELFPLAY]
+    train = [{**t, "samples": 100, "samples_per_s": 100.0} for t in TRAIN]
+    scores = [
+        {"generation": g, "set": s, "chooser": c, "positions": 5, "mistakes": 1, "percent": 20.0 - g}
+        for g in range(4)
+        for s in ("Test_L3_R1", "Test_L1_R2")
+        for c in ("policy", "search 4")
+    ]
+    evaluation = {"rollouts": 8, "benchmark_generations": scores}
+    write_report(tmp_path, "connect4", selfplay, train, GATE, evaluation)
+    assert (tmp_path / "benchmark_curve.png").stat().st_size > 0
+    markdown = (tmp_path / "report.md").read_text()
+    assert "## Connect-4 mistakes against compute" in markdown
+    assert "| 3 | 27000 |" in markdown, "generation 3 row with its cumulative simulations"
+    rows = curve(scores, cumulative_compute(selfplay, train, GATE, 8))
+    assert {r["generation"] for r in rows} == {0, 1, 2, 3} and rows[-1]["simulations"] == 27000
