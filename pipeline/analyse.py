@@ -1,4 +1,4 @@
-"""What a network thinks of positions: `python -m pipeline.analyse [CHECKPOINT | --champion] < positions`.
+"""What a network thinks of positions: `python -m pipeline.analyse [CHECKPOINT | NAME | --champion] < positions`.
 
 One position a line on standard input, written as the moves played from the start in the game's own
 notation: for drop games (connect4, connect3x3) a string of 1-based columns as in the standard Connect-4
@@ -17,9 +17,11 @@ A bad line (unknown or illegal move, a finished game, a move decided by dice: po
 chance cannot be written as move lists) gets one error line on standard error naming its number, and
 the next line goes on; the exit status is 1 if any line was bad, so scripts notice.
 
-The network is a checkpoint file or, with `--champion`, the version of the MLflow registered model
-that holds the `champion` alias (as the pipeline's gate moves it); the game is the checkpoint's own
-unless `--game` names it (and then must match).
+The network is a checkpoint file, the NAME of a champion shipped with the package (`tictacmo`,
+`connect4`, ...: `python -m pipeline.champions` lists them; a file of that name wins) or, with
+`--champion`, the version of the MLflow registered model that holds the `champion` alias (as the
+pipeline's gate moves it); the game is the checkpoint's own unless `--game` names it (and then must
+match).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline import champions
 from pipeline.cli import entry_point
 from pipeline.clip import clip
 from pipeline.config import TrackingParams
@@ -49,7 +52,12 @@ from pipeline.tracking import default_tracking_uri, download_champion
 
 # --- the network: a file or the MLflow champion (shared with pipeline.play) ----------------------
 def add_network_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("checkpoint", nargs="?", help="a checkpoint file, such as models/best/gen_5.ckpt")
+    shipped = ", ".join(champions.names()) or "none yet"
+    parser.add_argument(
+        "checkpoint",
+        nargs="?",
+        help=f"a checkpoint file, such as models/best/gen_5.ckpt, or a shipped champion's name ({shipped})",
+    )
     parser.add_argument("--champion", action="store_true", help="the MLflow registry's champion instead of a file")
     parser.add_argument("--game", help="game spec (default: the game the checkpoint was trained for)")
     parser.add_argument("--tracking-uri", help="MLflow store of --champion (default: sqlite:///./mlflow.db)")
@@ -65,7 +73,7 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
         with tempfile.TemporaryDirectory() as directory:
             return _load(parser, download_champion(uri, args.model_name, Path(directory)), args.game)
     if args.checkpoint:
-        return _load(parser, Path(args.checkpoint), args.game)
+        return _load(parser, champions.resolve(args.checkpoint), args.game)
     if not args.game:
         parser.error("give a CHECKPOINT, --champion or --game")
     return _game(parser, args.game), None

@@ -1,5 +1,8 @@
 """Head-to-head: `python -m pipeline.match A.ckpt B` where B is a checkpoint or a baseline.
 
+A and B may name shipped champions (`tictacmo`: `python -m pipeline.champions` lists them; a file of
+that name wins); the game is `params.yaml`'s, so a champion of another game needs `--params`.
+
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
 Two networks play with root noise and sampled opening moves (as in gating), else they would replay
@@ -14,6 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
+from pipeline import champions
 from pipeline.agents import PlayConfig
 from pipeline.arena import mixed_seatings, score_interval
 from pipeline.cli import UsageError, entry_point
@@ -55,17 +59,19 @@ def main(argv):
     for option, value in (("--games-per-seating", args.games_per_seating), ("--rollouts", args.rollouts)):
         if value is not None and value < 1:
             raise UsageError(f"{option}: expected a positive integer, got {value}")
+    first = champions.resolve(args.first)  # an unknown name says so before the params are read
     params = load_params(args.params)
     game = make_game(params.game)
     baseline = baseline_spec(args.second, params.evaluate.c_uct, args.seed)
-    if baseline is None and ":" in args.second and not Path(args.second).exists():
+    if baseline is None and not Path(args.second).exists() and champions.shipped_name(args.second) is None:
         raise UsageError(
             f"{args.second}: neither a checkpoint file nor a baseline; expected uct:N, alphabeta:N or hold:N "
-            "with N a positive integer, random, solver or optimal"
+            "with N a positive integer, random, solver or optimal, or a shipped champion "
+            f"({', '.join(champions.names()) or 'none'})"
         )
     rollouts = args.rollouts or params.search.rollouts
     play = PlayConfig(simulations=rollouts) if baseline else PlayConfig(rollouts, add_noise=True, temperature_moves=2)
-    specs = [AgentSpec.alphazero("first", load_checkpoint(args.first, game.name), play, search_config(params))]
+    specs = [AgentSpec.alphazero("first", load_checkpoint(first, game.name), play, search_config(params))]
     if baseline:
         try:
             baseline.build(game)  # a baseline that cannot play this game says so before the match
@@ -74,7 +80,9 @@ def main(argv):
         specs.append(baseline)
     else:
         specs.append(
-            AgentSpec.alphazero("second", load_checkpoint(args.second, game.name), play, search_config(params))
+            AgentSpec.alphazero(
+                "second", load_checkpoint(champions.resolve(args.second), game.name), play, search_config(params)
+            )
         )
     seatings = mixed_seatings(game.num_players) * args.games_per_seating
     result = play_match(game.name, specs, seatings, [args.seed, 4], params.selfplay.parallel_games, params.workers)

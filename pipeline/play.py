@@ -1,4 +1,7 @@
-"""Play against the champion in the terminal: `python -m pipeline.play [CHECKPOINT | --champion] [--seats ...]`.
+"""Play against the champion in the terminal: `python -m pipeline.play [CHECKPOINT | NAME | --champion] [--seats ...]`.
+
+The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline.play connect4`; the
+card's summary is printed first) or `--champion`, the MLflow registry's (as in `pipeline.analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
@@ -20,6 +23,7 @@ import sys
 
 import numpy as np
 
+from pipeline import champions
 from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_agent
 from pipeline.analyse import add_network_arguments, load_network
 from pipeline.cli import entry_point
@@ -141,6 +145,8 @@ def main(argv):
     if args.sims < 1:
         parser.error("--sims must be at least 1")
     game, model = load_network(parser, args)
+    if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
+        print(champions.summary(name), flush=True)
     try:
         seats = parse_seats(args.seats or "human", game.num_players, fill="az" if model is not None else "uct")
     except ValueError as err:

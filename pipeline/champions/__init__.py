@@ -1,0 +1,78 @@
+"""Trained networks that ship with the package, so `play` and `analyse` work right after install.
+
+A shipped champion is a checkpoint `pipeline/champions/<name>.ckpt` with its card `<name>.yaml` beside
+it: the game, the generation, the network, where it came from, the params that trained it (a copy under
+`params/`), the training compute, the headline figures and the command that reproduces it. Commands take
+its name wherever they take a checkpoint file: `python -m pipeline.play connect4`. A file of that name
+wins over a champion; a name that is neither is one error line listing the shipped names.
+
+To ship a network: copy `models/best/gen_N.ckpt` to `pipeline/champions/<name>.ckpt` and write its card
+(`python -m pipeline.champions` lists what is shipped). Listing and resolving need no torch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from pipeline.nets import CheckpointError
+
+FOLDER = Path(__file__).resolve().parent
+CARD_KEYS = ("game", "generation", "network", "source", "params", "training", "figures", "reproduce")
+TRAINING_KEYS = ("selfplay_games", "simulations", "wall", "machine")
+
+
+def names() -> list[str]:
+    """The shipped champions, by name (a checkpoint in this folder)."""
+    return sorted(path.stem for path in FOLDER.glob("*.ckpt"))
+
+
+def checkpoint_path(name: str) -> Path:
+    return FOLDER / f"{name}.ckpt"
+
+
+def card_path(name: str) -> Path:
+    return FOLDER / f"{name}.yaml"
+
+
+def card(name: str) -> dict:
+    """The champion's card; CheckpointError with one line when it is missing or not a mapping."""
+    path = card_path(name)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise CheckpointError(f"{path}: card of shipped champion {name!r} unreadable ({type(err).__name__})") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path}: the card of shipped champion {name!r} is not a mapping")
+    return data
+
+
+def shipped_name(text: str) -> str | None:
+    """The shipped champion `text` names, or None when it is a file (a file of that name wins)."""
+    return text if text in names() and not Path(text).is_file() else None
+
+
+def resolve(text: str) -> Path:
+    """The checkpoint a command-line CHECKPOINT names: an existing file or folder (left to the loader's
+    own messages), else a shipped champion; else CheckpointError, one line listing the shipped names."""
+    name = shipped_name(text)
+    if name is not None:
+        return checkpoint_path(name)
+    if Path(text).exists():
+        return Path(text)
+    shipped = ", ".join(names()) or "none"
+    raise CheckpointError(f"{text}: neither a checkpoint file nor a shipped champion (shipped: {shipped})")
+
+
+def summary(name: str) -> str:
+    """One line from the card: what `play` prints when it loads a shipped champion."""
+    data = card(name)
+    network, training = data.get("network") or {}, data.get("training") or {}
+    shape = f"{network.get('blocks', '?')}x{network.get('channels', '?')} SENet"
+    trained = (
+        f"trained on {training.get('selfplay_games', '?')} self-play games at "
+        f"{training.get('simulations', '?')} simulations a move ({training.get('wall', '?')})"
+    )
+    where = card_path(name).relative_to(FOLDER.parent.parent)
+    return f"{name} champion: generation {data.get('generation', '?')}, {shape}, {trained} — see {where}"

@@ -1,0 +1,107 @@
+"""The champions shipped in `pipeline/champions/`: each loads, matches its card and answers a position
+through the commands as a user runs them; unknown names are one error line. No strength thresholds."""
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pipeline import analyse, champions, match, play
+from pipeline.config import load_params
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = champions.names()
+
+
+def command(module: str, *argv: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`python -m module argv` as a user runs it, from a folder of their own, this checkout's code."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", module, *argv], input=stdin, capture_output=True, text=True, cwd=cwd, env=env
+    )
+
+
+def test_champions_are_shipped():
+    assert SHIPPED, "pipeline/champions/ holds no <name>.ckpt"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_card_describes_the_checkpoint(name):
+    card = champions.card(name)
+    assert not [key for key in champions.CARD_KEYS if key not in card], f"{name}.yaml lacks keys"
+    assert not [key for key in champions.TRAINING_KEYS if key not in card["training"]], f"{name}.yaml training"
+    path = champions.checkpoint_path(name)
+    assert path.stat().st_size < 5 * 2**20, "a shipped champion is a few MB at most"
+    assert checkpoint_game(path) == card["game"]
+    model = load_checkpoint(path, card["game"])
+    assert {key: getattr(model.shape, key) for key in card["network"]} == card["network"]
+    params = champions.FOLDER / card["params"]
+    assert load_params(params).game == card["game"], f"{card['params']}: the params that trained it"
+    if "params_hash" in card:
+        import torch
+
+        assert torch.load(path, weights_only=True)["params_hash"] == card["params_hash"]
+    assert str(champions.card_path(name).relative_to(ROOT)) in champions.summary(name)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_analyse_answers_a_position_by_name(name, tmp_path):
+    done = command("pipeline.analyse", name, "--json", stdin="\n", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    [result] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert result["line"] == 1 and result["moves"] == [] and result["move"] in result["policy"]
+    assert sum(result["policy"].values()) == pytest.approx(1, abs=1e-4)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_person_plays_a_game_to_its_end_by_name(name, tmp_path):
+    game = make_game(champions.card(name)["game"])
+    legal = game.legal_actions(game.initial_state())  # every cell or column, typed in turn until the end
+    moves = "".join(f"{game.format_move(action)}\n" for action in legal) * 20
+    done = command("pipeline.play", name, "--sims", "8", stdin=moves, cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (0, "")
+    lines = done.stdout.splitlines()
+    assert lines[0] == champions.summary(name)
+    assert lines[1].startswith("seats: seat 0 (human), seat 1 (az)")
+    assert lines[-2].startswith("scores: seat 0 (human) ")
+    assert lines[-1] == "draw" or lines[-1].startswith(("winner: seat", "winners: seat"))
+
+
+@pytest.mark.parametrize("main", [analyse.main, play.main, match.main], ids=["analyse", "play", "match"])
+def test_an_unknown_name_is_one_line_listing_the_shipped_ones(main, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        main(["no-such-champion", *(["random"] if main is match.main else [])])
+    out, err = capsys.readouterr()
+    assert exit.value.code == 1 and out == ""
+    assert err.splitlines() == [
+        f"error: no-such-champion: neither a checkpoint file nor a shipped champion (shipped: {', '.join(SHIPPED)})"
+    ]
+
+
+def test_a_file_of_that_name_wins_over_a_champion(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    name = SHIPPED[0]
+    assert champions.resolve(name) == champions.checkpoint_path(name)
+    (tmp_path / name).write_bytes(b"")
+    assert champions.shipped_name(name) is None and champions.resolve(name) == Path(name)
+
+
+def test_the_champions_are_package_data():
+    """A non-editable install carries the checkpoints, cards and params (setuptools' package-data)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools = project["tool"]["setuptools"]
+    assert "pipeline*" in setuptools["packages"]["find"]["include"]
+    assert (champions.FOLDER / "__init__.py").exists()  # a package, so find includes it
+    patterns = setuptools["package-data"]["pipeline.champions"]
+    assert {"*.ckpt", "*.yaml", "params/*.yaml"} <= set(patterns)
+    packaged = {path for pattern in patterns for path in champions.FOLDER.glob(pattern)}
+    for name in SHIPPED:
+        params = champions.FOLDER / champions.card(name)["params"]
+        assert {champions.checkpoint_path(name), champions.card_path(name), params} <= packaged
