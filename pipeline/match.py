@@ -5,6 +5,9 @@ that name wins); the game is `params.yaml`'s, so a champion of another game need
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
+`--first-alone` seats A once and B in every other seat, over every seat order (seed 000's setting:
+one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins, ties and losses
+(its own score above, at or below zero).
 Two networks play with root noise and sampled opening moves (as in gating), else they would replay
 one game; against a baseline A plays its most visited move, as in evaluation. Baselines: `uct:N`,
 `random`, and where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hold:N`
@@ -17,9 +20,11 @@ import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from pipeline import champions
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, score_interval
+from pipeline.arena import mixed_seatings, score_interval, seat_permutations
 from pipeline.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -55,6 +60,7 @@ def main(argv):
     parser.add_argument("--rollouts", type=int, default=None, help="default: search.rollouts of params.yaml")
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others")
     args = parser.parse_args(argv)
     for option, value in (("--games-per-seating", args.games_per_seating), ("--rollouts", args.rollouts)):
         if value is not None and value < 1:
@@ -84,9 +90,17 @@ def main(argv):
                 "second", load_checkpoint(champions.resolve(args.second), game.name), play, search_config(params)
             )
         )
-    seatings = mixed_seatings(game.num_players) * args.games_per_seating
-    result = play_match(game.name, specs, seatings, [args.seed, 4], params.selfplay.parallel_games, params.workers)
-    print(json.dumps({"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}))
+    table = (
+        seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
+    )
+    result = play_match(
+        game.name, specs, table * args.games_per_seating, [args.seed, 4], params.selfplay.parallel_games, params.workers
+    )
+    summary = {"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}
+    if args.first_alone:
+        own = [np.sign(r.scores[r.seating.index("first")]) for r in result.records]
+        summary.update(wins=own.count(1), ties=own.count(0), losses=own.count(-1))
+    print(json.dumps(summary))
 
 
 if __name__ == "__main__":

@@ -125,3 +125,19 @@ def test_match_command_refuses_bad_opponents_and_budgets_in_one_line(tmp_path, c
     out, err = capsys.readouterr()
     assert exit.value.code == 1 and out == ""
     assert len(err.splitlines()) == 1 and err.startswith(message)
+
+
+def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, capsys):
+    """Seed 000's setting: the shipped Tic-Tac-Mo champion against two UCT players, each seat order."""
+    import json
+
+    import yaml
+
+    from pipeline.match import main
+
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"game": "tictacmo", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))
+    main(["tictacmo", "uct:8", "--first-alone", "--games-per-seating", "2", "--rollouts", "4", "--params", str(params)])
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 6, "three seats for the champion, two games each"
+    assert result["wins"] + result["ties"] + result["losses"] == 6
