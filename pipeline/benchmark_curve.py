@@ -91,7 +91,7 @@ def main(argv):
     )
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 600], help="0 = the raw policy")
     parser.add_argument("--positions", type=int, default=200, help="first N positions of each set")
-    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data/connect4"))
+    parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--plot", type=Path, help="also draw the curve into this PNG")
     parser.add_argument("--json", action="store_true", help="one JSON row per generation, set and chooser")
     args = parser.parse_args(argv)
@@ -115,7 +115,7 @@ def main(argv):
     networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(final + 1)]
     files = resolve_files(args.data_dir, [])
     if not files:
-        parser.error(f"no test files found in {args.data_dir}; give --data-dir")
+        parser.error(f"no test files found in {args.data_dir}")
     settings = BenchmarkParams(simulations=args.sims, positions_per_set=args.positions, every_generation=True)
     cache = args.run / "data" / "matches" / "benchmark"
     scores = run_benchmark(game, networks, files, settings, search_config(params), cache)["benchmark_generations"]

@@ -156,7 +156,7 @@ class BenchmarkParams(Section):
     enabled: bool = True
     simulations: list[Int] = Field(default_factory=lambda: [0, 100], min_length=1)
     positions_per_set: Int = Field(100, ge=1)
-    data_dir: str = Field("../shared/data/connect4", description="folder of test sets, relative to the project")
+    data_dir: str | None = Field(None, description="folder of test sets; None = Pons' sets shipped in the package")
     files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
     every_generation: bool = Field(True, description="score every generation's best network: the strength curve")
 

@@ -23,6 +23,7 @@ from pipeline.connect4_solver import Connect4Solver
 from pipeline.games import IllegalMove, make_game
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.positions import CONNECT4
 from pipeline.search import CachingEvaluator, SearchConfig
 
 # Sets with per-column labels, and Begin-Medium (its chosen moves solve in well under a second).
@@ -107,8 +108,10 @@ def mistake_rates(game, evaluator, files: list[Path], positions: int | None, sim
     return rows
 
 
-def resolve_files(data_dir: Path, names: list[str]) -> list[Path]:
-    """Names in `data_dir` or paths; the default sets when `names` is empty (those present)."""
+def resolve_files(data_dir: Path | str | None, names: list[str]) -> list[Path]:
+    """Names in `data_dir` (None: the sets shipped in the package) or paths; the default sets when
+    `names` is empty (those present)."""
+    data_dir = CONNECT4 if data_dir is None else Path(data_dir)
     if names:
         return [Path(n) if Path(n).exists() else data_dir / n for n in names]
     return [data_dir / n for n in DEFAULT_FILES if (data_dir / n).exists()]
@@ -120,12 +123,12 @@ def main(argv):
     parser.add_argument("checkpoint")
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
     parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")
-    parser.add_argument("--data-dir", default="../shared/data/connect4")
+    parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     game = make_game("connect4")
-    files = resolve_files(Path(args.data_dir), args.files)
+    files = resolve_files(args.data_dir, args.files)
     if not files:
         parser.error(f"no test files found in {args.data_dir}; give --files or --data-dir")
     evaluator = CachingEvaluator(NetworkEvaluator(game, load_checkpoint(args.checkpoint, game.name)))

@@ -34,6 +34,7 @@ from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_matches
 from pipeline.pig_solver import match_win_probability
+from pipeline.positions import CONNECT4
 from pipeline.ratings import fit_bradley_terry, pairwise_results
 from pipeline.search import CachingEvaluator
 from pipeline.selfplay import search_config
@@ -360,7 +361,7 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
     connect4 = game.name == "connect4"
     if ev.alphabeta.enabled and connect4:
         plans["alphabeta"] = (plan_alphabeta(game, champion, params), partial(summarise_alphabeta, params=params))
-    data_dir = Path(ev.benchmark.data_dir)
+    data_dir = CONNECT4 if ev.benchmark.data_dir is None else Path(ev.benchmark.data_dir)
     if ev.solver_games.enabled and connect4:
         opening_file = data_dir / "Test_L1_R2"
         if opening_file.exists():

@@ -10,7 +10,7 @@ from pipeline.benchmark_curve import cumulative_compute, curve
 from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
 from pipeline.report import write_report
-from tests.test_evaluate import DATA, networks, tiny_params
+from tests.test_evaluate import networks, tiny_params
 from tests.test_report import GATE, SELFPLAY, TRAIN
 
 
@@ -27,7 +27,6 @@ def test_compute_adds_up_per_generation_and_estimates_old_runs():
     assert totals[2]["hours"] == pytest.approx((360 + 4 + 36 + 720 + 4) / 3600)
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="the shared Connect-4 test positions are not on this machine")
 def test_every_generation_is_scored_once_and_a_corrupt_entry_again(tmp_path, caplog):
     game = make_game("connect4")
     off = {"enabled": False}

@@ -2,8 +2,6 @@
 losses and gets stronger with depth; the perfect agent never gives away a won position; the
 benchmark counts exactly the moves whose outcome is worse than the best."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -13,8 +11,9 @@ from pipeline.arena import pairwise_score, play_games
 from pipeline.connect4_benchmark import mistake_rates, read_set
 from pipeline.connect4_solver import Connect4Solver
 from pipeline.games import make_game
+from pipeline.positions import CONNECT4
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+DATA = CONNECT4
 GAME = make_game("connect4")
 
 
@@ -65,7 +64,6 @@ class SolverEvaluator:
         return np.array(logits, dtype=np.float32), np.zeros((len(states), 2), dtype=np.float32)
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="the shared Connect-4 test positions are not on this machine")
 def test_benchmark_counts_mistakes_exactly(tmp_path):
     files = [DATA / "cols_L2_R2.txt", DATA / "Test_L3_R1"]
     perfect = mistake_rates(GAME, SolverEvaluator(), files, 6, [0])

@@ -3,7 +3,6 @@ outcomes, search runs, and the command line prints rows or one error line naming
 Exact counting with perfect and worst choosers is in test_connect4_agents.py."""
 
 import json
-from pathlib import Path
 
 import pytest
 import torch
@@ -13,10 +12,9 @@ from pipeline.games import make_game
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.positions import CONNECT4
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
-if not DATA.exists():
-    pytest.skip(f"test positions not found at {DATA}", allow_module_level=True)
+DATA = CONNECT4
 GAME = make_game("connect4")
 
 

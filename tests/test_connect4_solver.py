@@ -1,15 +1,14 @@
 """The perfect Connect-4 solver against Pascal Pons' standard test positions (a sample per set)."""
 
 import io
-from pathlib import Path
 
 import pytest
 
 from pipeline.connect4_solver import Connect4Solver
+from pipeline.positions import CONNECT4
 from pipeline.solve import main, solve_connect4_lines
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
-needs_positions = pytest.mark.skipif(not DATA.exists(), reason=f"test positions not found at {DATA}")
+DATA = CONNECT4
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +20,6 @@ def lines(name, count):
     return [line.split() for line in (DATA / name).read_text().splitlines() if line.strip()][:count]
 
 
-@needs_positions
 @pytest.mark.parametrize(
     ("name", "count"), [("Test_L3_R1", 60), ("Test_L2_R1", 60), ("Test_L2_R2", 25), ("Test_L1_R1", 60)]
 )
@@ -30,20 +28,17 @@ def test_exact_scores_match_the_set(solver, name, count):
         assert solver.solve(moves) == int(score), moves
 
 
-@needs_positions
 @pytest.mark.parametrize("name", ["cols_L3_R1.txt", "cols_L2_R1.txt"])
 def test_per_column_scores_match_the_labels(solver, name):
     for moves, *scores in lines(name, 20):
         assert solver.column_scores(moves) == [int(s) for s in scores], moves
 
 
-@needs_positions
 def test_weak_mode_gives_the_signs(solver):
     for moves, score in lines("Test_L2_R2", 15):
         assert solver.solve(moves, weak=True) == (int(score) > 0) - (int(score) < 0), moves
 
 
-@needs_positions
 def test_command_reports_bad_lines_and_goes_on(capsys):
     (first, _), (second, _) = lines("Test_L3_R1", 2)  # end-game positions: solved in milliseconds
     assert not solve_connect4_lines(io.StringIO(f"{first}\n4x\n1111111\n\n{second} 7\n"), weak=True)

@@ -1,17 +1,15 @@
 """Evaluation experiments on tiny budgets: results come back per experiment, finished matches come
 from the cache (an interrupted or extended evaluation replays none), ratings cover every generation."""
 
-from pathlib import Path
-
-import pytest
 import torch
 
 from pipeline.config import parse_params
 from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.positions import CONNECT4
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+DATA = CONNECT4
 
 
 def networks(game, count, same_as_previous=()):
@@ -80,7 +78,6 @@ def test_two_player_pig_meets_its_oracles(tmp_path):
     assert all(row["score"] == (row["moving_first"] + row["moving_second"]) / 2 for row in exact.values())
 
 
-@pytest.mark.skipif(not DATA.exists(), reason="the shared Connect-4 test positions are not on this machine")
 def test_connect4_tables_solver_games_and_benchmark(tmp_path):
     game = make_game("connect4")
     params = tiny_params("connect4", fig3={"enabled": False}, ratings={"enabled": False})
