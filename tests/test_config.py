@@ -93,3 +93,11 @@ def test_unreadable_files_fail_clearly(tmp_path):
 def test_numbers_written_as_yaml_strings_still_count():
     params = parse_params(with_(train={"learning_rate": "1e-3"}, search={"c_puct": 2}))
     assert (params.train.learning_rate, params.search.c_puct) == (0.001, 2.0)
+
+
+def test_the_connect4_long_run_example_has_its_stated_settings():
+    params = load_params("examples/connect4.yaml")
+    stated = (params.game, params.network.blocks, params.network.channels, params.search.rollouts)
+    assert stated == ("connect4", 5, 64, 100)
+    assert params.evaluate.benchmark.simulations == [0, 600] and params.evaluate.benchmark.every_generation
+    assert params.final_generation == 20
