@@ -12,6 +12,7 @@ import argparse
 import hashlib
 import json
 import logging
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -118,7 +119,9 @@ def main(argv):
         parser.error(f"no test files found in {args.data_dir}")
     settings = BenchmarkParams(simulations=args.sims, positions_per_set=args.positions, every_generation=True)
     cache = args.run / "data" / "matches" / "benchmark"
-    scores = run_benchmark(game, networks, files, settings, search_config(params), cache)["benchmark_generations"]
+    scores = run_benchmark(game, networks, files, settings, search_config(params), cache, sys.stderr.isatty())[
+        "benchmark_generations"
+    ]
     rows = curve(
         scores, cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts)
     )

@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from pipeline.agents import PlayConfig
 from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
@@ -322,7 +323,9 @@ def play_planned(game, matches: list[PlannedMatch], params: Params, cache: Match
     return max(r.seconds for r in results)
 
 
-def run_benchmark(game, networks: list[SENet], files: list[Path], b: BenchmarkParams, config, cache_dir: Path) -> dict:
+def run_benchmark(
+    game, networks: list[SENet], files: list[Path], b: BenchmarkParams, config, cache_dir: Path, progress=True
+) -> dict:
     """Mistakes on Pons' sets: the champion's rows and, with `every_generation`, every generation's
     (the strength-against-compute curve), each network scored once and kept in `cache_dir`."""
     settings = {"files": [f.name for f in files], "positions": b.positions_per_set, "sims": b.simulations}
@@ -333,9 +336,14 @@ def run_benchmark(game, networks: list[SENet], files: list[Path], b: BenchmarkPa
         score = partial(mistake_rates, game, evaluator, files, b.positions_per_set, b.simulations, config)
         return cached_score(weights_digest(network.state_dict()), score, settings, cache_dir)
 
-    results: dict = {"benchmark": rows(networks[-1])}
+    scored = list(enumerate(networks)) if b.every_generation else [(len(networks) - 1, networks[-1])]
+    bar = tqdm(scored, desc="Connect-4 benchmark, generation", disable=not progress, leave=False)
+    generations = [{"generation": g, **row} for g, network in bar for row in rows(network)]
+    g = len(networks) - 1
+    champion = [{k: v for k, v in r.items() if k != "generation"} for r in generations if r["generation"] == g]
+    results: dict = {"benchmark": champion}
     if b.every_generation:
-        results["benchmark_generations"] = [{"generation": g, **r} for g, n in enumerate(networks) for r in rows(n)]
+        results["benchmark_generations"] = generations
     return results
 
 
@@ -379,7 +387,8 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
         files = resolve_files(data_dir, ev.benchmark.files)
         if files:
             config = search_config(params)
-            results.update(run_benchmark(game, networks, files, ev.benchmark, config, Path(cache_dir) / "benchmark"))
+            scored = Path(cache_dir) / "benchmark"
+            results.update(run_benchmark(game, networks, files, ev.benchmark, config, scored, progress))
         else:
             skipped.append(f"Connect-4 benchmark: no test files in {data_dir} (evaluate.benchmark.data_dir).")
     results["skipped"] = skipped
