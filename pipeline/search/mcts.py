@@ -2,6 +2,8 @@
 
 Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximises its own entry of
 the backed-up value vector (max^n, seed 000 section 3), so two-player games need no special path.
+A root driver may name each tree's root action per simulation instead (Gumbel AlphaZero's
+sequential halving, `gumbel.py`); PUCT then still selects below the root.
 The walk down and the backup run compiled over all trees (`kernels.py`); Python only steps the game
 for each new leaf or chance outcome and batches the evaluator call.
 """
