@@ -46,6 +46,7 @@ from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.search import BatchedSearch, Forest, SearchConfig
+from pipeline.search.gumbel import GumbelSearch
 from pipeline.search.mcts import masked_softmax, to_absolute
 from pipeline.tracking import default_tracking_uri, download_champion
 
@@ -125,18 +126,38 @@ def analyse(game: Game, evaluator, states: list, sims: int, config: SearchConfig
 
     Every tree draws dice inside search from its own generator with one fixed seed, so a line's answer
     does not depend on the lines searched beside it."""
+    _, policies, values = search_positions(game, evaluator, states, sims, config)
+    return policies, values
+
+
+def search_positions(game: Game, evaluator, states: list, sims: int, config: SearchConfig | None = None):
+    """`analyse` with the move each row's chooser plays: the most probable legal move of the raw
+    policy (`sims` 0), the most visited one (PUCT), or sequential halving's choice (`root: gumbel`,
+    no noise; its policy is the improved policy, whose argmax may differ)."""
     if sims == 0:
         logits, values = evaluator.evaluate(states)
         legal = np.stack([game.legal_mask(s) for s in states])
         movers = np.array([game.to_play(s) for s in states])
-        return masked_softmax(np.asarray(logits, dtype=np.float32), legal), to_absolute(np.asarray(values), movers)
+        policies = masked_softmax(np.asarray(logits, dtype=np.float32), legal)
+        return _argmax_legal(game, states, policies), policies, to_absolute(np.asarray(values), movers)
     config = config or SearchConfig()
     # a simulation adds at most two nodes (a chance node and its outcome)
     forest = Forest(game, 2 * sims + 16, len(states), config.end_value(game), config.max_chance_children)
     slots = [forest.new_tree(s, np.random.default_rng(0)) for s in states]
-    BatchedSearch(game, evaluator, config).run(forest, slots, sims)
-    visits = np.stack([forest.root_visits(slot) for slot in slots]).astype(np.float64)
-    return visits / visits.sum(axis=1, keepdims=True), np.stack([forest.root_value(slot) for slot in slots])
+    search = BatchedSearch(game, evaluator, config)
+    if config.root == "gumbel":
+        choices = GumbelSearch(search).run(forest, slots, [sims] * len(slots), [False] * len(slots))
+        moves, policies = [c.action for c in choices], np.stack([c.policy for c in choices])
+    else:
+        search.run(forest, slots, sims)
+        visits = np.stack([forest.root_visits(slot) for slot in slots]).astype(np.float64)
+        policies = visits / visits.sum(axis=1, keepdims=True)
+        moves = _argmax_legal(game, states, policies)
+    return moves, policies, np.stack([forest.root_value(slot) for slot in slots])
+
+
+def _argmax_legal(game: Game, states: list, policies: np.ndarray) -> list[int]:
+    return [max(game.legal_actions(state), key=lambda a: policy[a]) for state, policy in zip(states, policies)]
 
 
 def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray, value: np.ndarray, sims: int):

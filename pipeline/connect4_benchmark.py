@@ -1,12 +1,14 @@
 """The Connect-4 mistakes benchmark: on Pascal Pons' test positions, how often does the network's
 move have a worse win / draw / loss outcome than the best move available?
 
-`python -m pipeline.connect4_benchmark CHECKPOINT [--sims 0 100] [--files F ...] [--positions N] [--json]`
+`python -m pipeline.connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
+[--positions N] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
 come from the labels when the file has them, else from the perfect solver (win/draw/loss only). The
-raw policy (`--sims 0`) picks the most probable legal move, search the most visited one.
+raw policy (`--sims 0`) picks the most probable legal move, PUCT search the most visited one, Gumbel
+search (`--root gumbel`, no noise) sequential halving's choice.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.analyse import analyse, read_position
+from pipeline.analyse import read_position, search_positions
 from pipeline.cli import entry_point
 from pipeline.connect4_solver import Connect4Solver
 from pipeline.games import IllegalMove, make_game
@@ -88,24 +90,29 @@ def mistake_rates(game, evaluator, files: list[Path], positions: int | None, sim
                 states.append(read_position(game, moves)[1])
             except IllegalMove as err:
                 raise ValueError(f"{path}: line {number}: {err}") from None
+        config = config or SearchConfig()
         for budget in sims:
-            policies, _ = analyse(game, evaluator, states, budget, config or SearchConfig())
+            choices, _, _ = search_positions(game, evaluator, states, budget, config)
             mistakes = 0
-            for (moves, scores), state, policy in zip(entries, states, policies):
+            for (moves, scores), state, chosen in zip(entries, states, choices):
                 legal = game.legal_actions(state)
-                chosen = max(legal, key=lambda a: policy[a])
                 best = max(np.sign(scores[a]) for a in legal) if len(scores) == 7 else np.sign(scores[0])
                 mistakes += outcome(moves, scores, chosen) < best
             rows.append(
                 {
                     "set": set_name(path),
-                    "chooser": "policy" if budget == 0 else f"search {budget}",
+                    "chooser": "policy" if budget == 0 else f"{search_name(config)} {budget}",
                     "positions": len(states),
                     "mistakes": int(mistakes),
                     "percent": 100.0 * mistakes / len(states),
                 }
             )
     return rows
+
+
+def search_name(config: SearchConfig) -> str:
+    """PUCT rows keep their old name, `search N`; Gumbel rows read `gumbel N`."""
+    return "gumbel" if config.root == "gumbel" else "search"
 
 
 def resolve_files(data_dir: Path | str | None, names: list[str]) -> list[Path]:
@@ -125,6 +132,7 @@ def main(argv):
     parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")
     parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
+    parser.add_argument("--root", choices=["puct", "gumbel"], default="puct", help="root search (default puct)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     game = make_game("connect4")
@@ -133,7 +141,7 @@ def main(argv):
         parser.error(f"no test files found in {args.data_dir}; give --files or --data-dir")
     evaluator = CachingEvaluator(NetworkEvaluator(game, load_checkpoint(args.checkpoint, game.name)))
     try:
-        rows = mistake_rates(game, evaluator, files, args.positions, args.sims)
+        rows = mistake_rates(game, evaluator, files, args.positions, args.sims, SearchConfig(root=args.root))
     except ValueError as err:
         parser.exit(1, f"error: {err}\n")
     for row in rows:

@@ -2,8 +2,9 @@
 sample (planes, policy target, value target seen by the mover).
 
 Two strategies: `alphazero` (search with noise and a temperature schedule; targets are the visit
-distribution and the game's outcome, optionally mixed with the search's root value
-(`root_value_weight`); with playout cap randomization only full searches are recorded)
+distribution, or with `search.root: gumbel` the Gumbel improved policy, and the game's outcome,
+optionally mixed with the search's root value (`root_value_weight`); with playout cap randomization
+only full searches are recorded)
 and `greedy_td` (seed 004's "Alpha Zero at Home": greedy value play with epsilon-random moves;
 targets are the greedy move and TD(lambda) returns)."""
 
@@ -33,6 +34,9 @@ def search_config(params: Params) -> SearchConfig:
         value_scheme=v.scheme,
         zero_sum=v.zero_sum,
         max_chance_children=s.max_chance_children,
+        root=s.root,
+        gumbel_considered=s.gumbel_considered,
+        gumbel_c_scale=s.gumbel_c_scale,
     )
 
 

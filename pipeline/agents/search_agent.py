@@ -9,14 +9,15 @@ import numpy as np
 
 from pipeline.search import BatchedSearch, Forest, RolloutEvaluator, SearchConfig
 from pipeline.search.evaluator import Evaluator
+from pipeline.search.gumbel import GumbelSearch
 
 
 @dataclass(frozen=True)
 class PlayConfig:
     simulations: int = 50
-    add_noise: bool = False  # Dirichlet noise at the root (self-play, gating)
+    add_noise: bool = False  # root noise (self-play, gating): Dirichlet with PUCT, Gumbel with gumbel
     temperature: float = 1.0
-    temperature_moves: int = 0  # plies sampled in proportion to visits^(1/T); argmax after
+    temperature_moves: int = 0  # plies sampled in proportion to visits^(1/T); argmax after (PUCT only)
     reuse_tree: bool = True
     # Playout cap randomization (KataGo, seed 004): a move gets the full budget with this probability,
     # else `fast_simulations` without noise; only full-budget moves yield policy targets.
@@ -30,6 +31,7 @@ class SearchAgent:
         self.name = name
         self.play = play
         self.search = BatchedSearch(game, evaluator, search)
+        self.gumbel = GumbelSearch(self.search) if search.root == "gumbel" else None
         # Room for a whole game's worth of reused subtrees before a tree restarts at its root.
         self.forest = Forest(
             game,
@@ -50,6 +52,8 @@ class SearchAgent:
         for slot in slots:
             if forest.room(slot) <= 2 * play.simulations:  # a simulation adds a chance node and its outcome
                 forest.reset(slot, forest.root_state(slot))
+        if self.gumbel is not None:
+            return self._act_gumbel(slots, full)
         self.search.prepare_roots(forest, slots, [play.add_noise and f for f in full])
         first = play.simulations if all(full) else play.fast_simulations
         self.search.simulate(forest, slots, first)
@@ -58,6 +62,16 @@ class SearchAgent:
             self.search.simulate(forest, extra, play.simulations - first)
         self.simulations += first * len(slots) + (play.simulations - first) * len(extra)
         return [self._pick(slot, is_full) for slot, is_full in zip(slots, full)]
+
+    def _act_gumbel(self, slots: list[int], full: list[bool]) -> list[tuple[int, np.ndarray | None]]:
+        """Gumbel root search (pipeline/search/gumbel.py): the move is sequential halving's choice and
+        the policy target the improved policy; a fast (playout-capped) search runs Gumbel too, with
+        its smaller budget and no noise, and yields no target. No temperature: Gumbel noise explores."""
+        play = self.play
+        budgets = [play.simulations if f else play.fast_simulations for f in full]
+        choices = self.gumbel.run(self.forest, slots, budgets, [play.add_noise and f for f in full])
+        self.simulations += sum(budgets)
+        return [(c.action, c.policy if f else None) for c, f in zip(choices, full)]
 
     def _pick(self, slot: int, full: bool) -> tuple[int, np.ndarray | None]:
         forest = self.forest

@@ -44,6 +44,7 @@ class Forest:
         self.players = np.zeros(nodes, dtype=np.int64)
         self.status = np.zeros(nodes, dtype=np.int8)
         self.terminal_values = np.zeros((nodes, players), dtype=np.float64)
+        self.raw_values = np.zeros((nodes, players), dtype=np.float64)  # evaluator's value at expansion, absolute seats
         self.states: list = [None] * nodes
         self.outcomes: list = [None] * nodes  # chance node -> {chance key: [child, visits]}
         self.roots = np.zeros(slots, dtype=np.int64)
@@ -55,7 +56,8 @@ class Forest:
     # --- slots -------------------------------------------------------------------------------
     def _grow(self) -> None:
         old = len(self.roots)
-        for name in ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values"):
+        names = ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values")
+        for name in (*names, "raw_values"):
             array = getattr(self, name)
             extra = np.zeros_like(array) if name != "children" else np.full_like(array, -1)
             setattr(self, name, np.concatenate([array, extra]))

@@ -51,20 +51,26 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
 
 @nb.njit(cache=True)
 def select_leaves(
-    starts, active, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct, c_uct, ucb1,
-    path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
+    starts, active, forced_root, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct,
+    c_uct, ucb1, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
 ):  # fmt: skip
     """Descend each active tree from `starts[g]`, appending to its path, until the chosen edge has
     no child (leaf_nodes = MISSING: create it from leaf_parents / leaf_actions), leads to a chance
-    node (NEEDS_OUTCOME: Python draws an outcome, then resumes here) or to a leaf or terminal node."""
+    node (NEEDS_OUTCOME: Python draws an outcome, then resumes here) or to a leaf or terminal node.
+
+    At the root (an empty path) tree g takes `forced_root[g]` when it is >= 0 (a root driver such as
+    Gumbel's sequential halving decides there), else chooses by PUCT / UCB1 like every other node."""
     for g in range(starts.shape[0]):
         if not active[g]:
             continue
         node = starts[g]
         depth = path_lengths[g]
         while True:
-            prior_row = root_priors[g] if depth == 0 else priors[node]
-            action = _choose(node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1)
+            if depth == 0 and forced_root[g] >= 0:
+                action = forced_root[g]
+            else:
+                prior_row = root_priors[g] if depth == 0 else priors[node]
+                action = _choose(node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1)
             path_nodes[g, depth] = node
             path_actions[g, depth] = action
             depth += 1

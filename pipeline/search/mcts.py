@@ -2,6 +2,8 @@
 
 Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximises its own entry of
 the backed-up value vector (max^n, seed 000 section 3), so two-player games need no special path.
+A root driver may name each tree's root action per simulation instead (Gumbel AlphaZero's
+sequential halving, `gumbel.py`); PUCT then still selects below the root.
 The walk down and the backup run compiled over all trees (`kernels.py`); Python only steps the game
 for each new leaf or chance outcome and batches the evaluator call.
 """
@@ -20,6 +22,8 @@ from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
 from pipeline.search.kernels import EXPANDED, MISSING, TERMINAL, backup, select_leaves
 
+SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
+
 
 @dataclass(frozen=True)
 class SearchConfig:
@@ -31,6 +35,10 @@ class SearchConfig:
     value_scheme: str = "win_loss"  # what a finished game is worth (pipeline/games/values.py)
     zero_sum: bool = False
     max_chance_children: int = 8  # outcomes kept per chance node (seed 001); least visited evicted
+    root: str = "puct"  # or "gumbel": Gumbel AlphaZero's root (pipeline/search/gumbel.py); PUCT below it
+    gumbel_considered: int = 16  # actions sampled at the root by Gumbel-top-k, capped by the legal moves
+    gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q: the paper's c_visit,
+    gumbel_c_scale: float = 0.1  # mctx's default scale (the paper's 1.0 made more mistakes at 16-32 simulations)
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:
         """A finished game's value vector under this config's scheme: the one place it is built."""
@@ -65,7 +73,9 @@ class BatchedSearch:
         logits, values = self.evaluator.evaluate([forest.states[n] for n in nodes])
         forest.priors[index] = masked_softmax(np.asarray(logits, dtype=np.float32), forest.legal[index])
         forest.status[index] = EXPANDED
-        return to_absolute(np.asarray(values), forest.players[index])
+        absolute = to_absolute(np.asarray(values), forest.players[index])
+        forest.raw_values[index] = absolute
+        return absolute
 
     def prepare_roots(self, forest: Forest, slots: list[int], noise: list[bool]) -> None:
         """Expand unexpanded roots (one batch) and set each root's priors, with Dirichlet noise where asked."""
@@ -79,11 +89,19 @@ class BatchedSearch:
                 priors[legal] = (1 - eps) * priors[legal] + eps * forest.rngs[slot].dirichlet([alpha] * len(legal))
             forest.root_priors[slot] = priors
 
-    def simulate(self, forest: Forest, slots: list[int], simulations: int) -> None:
+    def simulate(
+        self,
+        forest: Forest,
+        slots: list[int],
+        simulations: int,
+        root_actions: Callable[[int], np.ndarray] | None = None,
+    ) -> None:
         """Run `simulations` simulations in each slot's tree; `prepare_roots` must have run.
 
         A tree whose walk reaches a chance node pauses while Python draws the outcome, then resumes
         from it in the next compiled call; the other trees wait with their leaf already found.
+        `root_actions(i)`, if given, names each tree's root action for simulation i: -1 lets PUCT
+        choose, SKIP leaves the tree out of that simulation (a root driver such as Gumbel's).
         """
         slots_array = np.asarray(slots)
         g = len(slots)
@@ -95,14 +113,18 @@ class BatchedSearch:
         values = np.zeros((g, self.game.num_players))
         roots, root_priors = forest.roots[slots_array], forest.root_priors[slots_array]
         ucb1 = self.config.selection == "ucb1"
-        for _ in range(simulations):
-            starts, active = roots.copy(), np.ones(g, dtype=np.bool_)
+        forced = np.full(g, -1, dtype=np.int64)
+        for step in range(simulations):
+            if root_actions is not None:
+                forced[:] = root_actions(step)
+            starts, active = roots.copy(), forced != SKIP
             path_lengths[:] = 0
             pending, pending_rows = [], []
             while active.any():
                 select_leaves(
-                    starts, active, root_priors, forest.visits, forest.value_sums, forest.priors, forest.children,
-                    forest.legal, forest.players, forest.status, self.config.c_puct, self.config.c_uct, ucb1,
+                    starts, active, forced, root_priors, forest.visits, forest.value_sums, forest.priors,
+                    forest.children, forest.legal, forest.players, forest.status, self.config.c_puct,
+                    self.config.c_uct, ucb1,
                     path_nodes, path_actions, path_lengths, parents, actions, leaves,
                 )  # fmt: skip
                 for i in np.flatnonzero(active):
