@@ -37,6 +37,7 @@ def search_config(params: Params) -> SearchConfig:
         root=s.root,
         gumbel_considered=s.gumbel_considered,
         gumbel_c_scale=s.gumbel_c_scale,
+        forced_playouts=s.forced_playouts,
     )
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from pipeline.search import BatchedSearch, Forest, RolloutEvaluator, SearchConfig
 from pipeline.search.evaluator import Evaluator
+from pipeline.search.forced import forced_root_actions, pruned_policy
 from pipeline.search.gumbel import GumbelSearch
 
 
@@ -54,14 +55,22 @@ class SearchAgent:
                 forest.reset(slot, forest.root_state(slot))
         if self.gumbel is not None:
             return self._act_gumbel(slots, full)
-        self.search.prepare_roots(forest, slots, [play.add_noise and f for f in full])
+        noisy = [play.add_noise and f for f in full]
+        self.search.prepare_roots(forest, slots, noisy)
         first = play.simulations if all(full) else play.fast_simulations
-        self.search.simulate(forest, slots, first)
+        self.search.simulate(forest, slots, first, self._forced(slots, noisy))
         extra = [s for s, f in zip(slots, full) if f]
         if extra and first < play.simulations:
-            self.search.simulate(forest, extra, play.simulations - first)
+            self.search.simulate(
+                forest, extra, play.simulations - first, self._forced(extra, [play.add_noise] * len(extra))
+            )
         self.simulations += first * len(slots) + (play.simulations - first) * len(extra)
-        return [self._pick(slot, is_full) for slot, is_full in zip(slots, full)]
+        return [self._pick(slot, is_full, noise) for slot, is_full, noise in zip(slots, full, noisy)]
+
+    def _forced(self, slots: list[int], noisy: list[bool]):
+        """KataGo's forced playouts at the noisy roots (`search.forced_playouts`), or None when off."""
+        k = self.search.config.forced_playouts
+        return forced_root_actions(self.forest, slots, noisy, k) if k > 0 and any(noisy) else None
 
     def _act_gumbel(self, slots: list[int], full: list[bool]) -> list[tuple[int, np.ndarray | None]]:
         """Gumbel root search (pipeline/search/gumbel.py): the move is sequential halving's choice and
@@ -73,10 +82,13 @@ class SearchAgent:
         self.simulations += sum(budgets)
         return [(c.action, c.policy if f else None) for c, f in zip(choices, full)]
 
-    def _pick(self, slot: int, full: bool) -> tuple[int, np.ndarray | None]:
-        forest = self.forest
+    def _pick(self, slot: int, full: bool, noisy: bool) -> tuple[int, np.ndarray | None]:
+        forest, config = self.forest, self.search.config
         visits = forest.root_visits(slot).astype(np.float64)
-        policy = visits / visits.sum()
+        if noisy and config.forced_playouts > 0:
+            policy = pruned_policy(forest, slot, config.c_puct, config.forced_playouts)
+        else:
+            policy = visits / visits.sum()
         if self.game.ply(forest.root_state(slot)) < self.play.temperature_moves and self.play.temperature > 0:
             weights = visits ** (1.0 / self.play.temperature)
             action = int(forest.rngs[slot].choice(len(weights), p=weights / weights.sum()))
