@@ -9,6 +9,7 @@ on disk under a key of its weights and the benchmark's settings: a generation th
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import logging
@@ -94,6 +95,7 @@ def main(argv):
     parser.add_argument("--positions", type=int, default=200, help="first N positions of each set")
     parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--plot", type=Path, help="also draw the curve into this PNG")
+    parser.add_argument("--root", choices=["puct", "gumbel"], help="root search to score with (default: the run's)")
     parser.add_argument("--json", action="store_true", help="one JSON row per generation, set and chooser")
     args = parser.parse_args(argv)
     # torch and the search stack load only here: the report imports this module for `curve`
@@ -119,9 +121,9 @@ def main(argv):
         parser.error(f"no test files found in {args.data_dir}")
     settings = BenchmarkParams(simulations=args.sims, positions_per_set=args.positions, every_generation=True)
     cache = args.run / "data" / "matches" / "benchmark"
-    scores = run_benchmark(game, networks, files, settings, search_config(params), cache, sys.stderr.isatty())[
-        "benchmark_generations"
-    ]
+    config = search_config(params)
+    config = dataclasses.replace(config, root=args.root) if args.root else config  # compare networks, not searches
+    scores = run_benchmark(game, networks, files, settings, config, cache, sys.stderr.isatty())["benchmark_generations"]
     rows = curve(
         scores, cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts)
     )
