@@ -65,3 +65,35 @@ def test_the_report_draws_mistakes_against_simulations_and_hours(tmp_path):
     assert "| 3 | 27000 |" in markdown, "generation 3 row with its cumulative simulations"
     rows = curve(scores, cumulative_compute(selfplay, train, GATE, 8))
     assert {r["generation"] for r in rows} == {0, 1, 2, 3} and rows[-1]["simulations"] == 27000
+
+
+def test_the_command_draws_a_run_folders_curve(tmp_path, capsys):
+    import torch
+    import yaml
+
+    from pipeline.benchmark_curve import main
+    from pipeline.nets.checkpoint import save_checkpoint
+    from pipeline.nets.senet import NetworkShape, SENet
+
+    game = make_game("connect4")
+    params = {"game": "connect4", "search": {"rollouts": 10}, "generations": [{"gen": 1, "prev": 0}]}
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    for generation in (0, 1):
+        torch.manual_seed(generation)
+        save_checkpoint(
+            tmp_path / f"models/best/gen_{generation}.ckpt", SENet(NetworkShape.for_game(game, 1, 8, 2)), "connect4"
+        )
+    figures = {
+        "selfplay": {"games": 4, "mean_game_length": 10.0, "seconds": 1800.0, "simulations": 400},
+        "train": {"samples": 40, "samples_per_s": 1.0, "epochs": [{}]},
+        "gate": {"gate_seconds": 0.0},
+    }
+    for stage, data in figures.items():
+        (tmp_path / "metrics" / stage).mkdir(parents=True)
+        (tmp_path / "metrics" / stage / "gen_1.json").write_text(json.dumps(data))
+    main([str(tmp_path), "--sims", "0", "--positions", "2", "--json", "--plot", str(tmp_path / "curve.png")])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {(r["generation"], r["simulations"]) for r in rows} == {(0, 0), (1, 400)}
+    assert all(r["hours"] == pytest.approx(0.5 + 40 / 3600) for r in rows if r["generation"] == 1)
+    assert (tmp_path / "curve.png").stat().st_size > 0
+    assert len(list((tmp_path / "data/matches/benchmark").glob("*.json"))) == 2
