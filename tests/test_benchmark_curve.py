@@ -5,13 +5,13 @@ drawn in the report."""
 import json
 
 import pytest
+from test_evaluate import networks, tiny_params
+from test_report import GATE, SELFPLAY, TRAIN
 
 from pipeline.benchmark_curve import cumulative_compute, curve
 from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
 from pipeline.report import write_report
-from tests.test_evaluate import networks, tiny_params
-from tests.test_report import GATE, SELFPLAY, TRAIN
 
 
 def test_compute_adds_up_per_generation_and_estimates_old_runs():

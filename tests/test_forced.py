@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
+from test_gumbel import TargetCells
 
 from pipeline.agents import PlayConfig, SearchAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.search import SearchConfig
-from tests.test_gumbel import TargetCells
 
 
 def searched(k, noise, simulations=200, seed=3):
