@@ -100,7 +100,7 @@ def main(argv):
     args = parser.parse_args(argv)
     # torch and the search stack load only here: the report imports this module for `curve`
     from pipeline.config import BenchmarkParams, load_params
-    from pipeline.connect4_benchmark import resolve_files
+    from pipeline.connect4_benchmark import positions_dir, resolve_files
     from pipeline.evaluate import run_benchmark
     from pipeline.games import make_game
     from pipeline.nets.checkpoint import load_checkpoint
@@ -118,7 +118,7 @@ def main(argv):
     networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(final + 1)]
     files = resolve_files(args.data_dir, [])
     if not files:
-        parser.error(f"no test files found in {args.data_dir}")
+        parser.error(f"no test files found in {positions_dir(args.data_dir)}")
     settings = BenchmarkParams(simulations=args.sims, positions_per_set=args.positions, every_generation=True)
     cache = args.run / "data" / "matches" / "benchmark"
     config = search_config(params)

@@ -115,10 +115,15 @@ def search_name(config: SearchConfig) -> str:
     return "gumbel" if config.root == "gumbel" else "search"
 
 
+def positions_dir(data_dir: Path | str | None) -> Path:
+    """The folder of test sets: `data_dir`, or the sets shipped in the package when None."""
+    return CONNECT4 if data_dir is None else Path(data_dir)
+
+
 def resolve_files(data_dir: Path | str | None, names: list[str]) -> list[Path]:
     """Names in `data_dir` (None: the sets shipped in the package) or paths; the default sets when
     `names` is empty (those present)."""
-    data_dir = CONNECT4 if data_dir is None else Path(data_dir)
+    data_dir = positions_dir(data_dir)
     if names:
         return [Path(n) if Path(n).exists() else data_dir / n for n in names]
     return [data_dir / n for n in DEFAULT_FILES if (data_dir / n).exists()]
@@ -138,7 +143,7 @@ def main(argv):
     game = make_game("connect4")
     files = resolve_files(args.data_dir, args.files)
     if not files:
-        parser.error(f"no test files found in {args.data_dir}; give --files or --data-dir")
+        parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
     evaluator = CachingEvaluator(NetworkEvaluator(game, load_checkpoint(args.checkpoint, game.name)))
     try:
         rows = mistake_rates(game, evaluator, files, args.positions, args.sims, SearchConfig(root=args.root))

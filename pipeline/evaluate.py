@@ -27,7 +27,7 @@ from pipeline.arena import (
 )
 from pipeline.benchmark_curve import cached_score
 from pipeline.config import BenchmarkParams, Params
-from pipeline.connect4_benchmark import mistake_rates, resolve_files
+from pipeline.connect4_benchmark import mistake_rates, positions_dir, resolve_files
 from pipeline.games.pig import PigGame
 from pipeline.match_cache import MatchCache
 from pipeline.nets.checkpoint import weights_digest
@@ -35,7 +35,6 @@ from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.parallel import AgentSpec, play_matches
 from pipeline.pig_solver import match_win_probability
-from pipeline.positions import CONNECT4
 from pipeline.ratings import fit_bradley_terry, pairwise_results
 from pipeline.search import CachingEvaluator
 from pipeline.selfplay import search_config
@@ -369,7 +368,7 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
     connect4 = game.name == "connect4"
     if ev.alphabeta.enabled and connect4:
         plans["alphabeta"] = (plan_alphabeta(game, champion, params), partial(summarise_alphabeta, params=params))
-    data_dir = CONNECT4 if ev.benchmark.data_dir is None else Path(ev.benchmark.data_dir)
+    data_dir = positions_dir(ev.benchmark.data_dir)
     if ev.solver_games.enabled and connect4:
         opening_file = data_dir / "Test_L1_R2"
         if opening_file.exists():
