@@ -222,6 +222,14 @@ class SweepParams(Section):
     space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
 
 
+class BackendParams(Section):
+    """Where matches are played: processes on this machine, or tasks on a Ray cluster. Either plays
+    the same games for the same `workers`, so neither setting re-runs a stage."""
+
+    kind: Literal["pool", "ray"] = Field("pool", description="pool: processes here | ray: Ray tasks")
+    ray_address: str | None = Field(None, description="null: a local Ray started on demand; auto; ray://host:port")
+
+
 class Generation(Section):
     gen: Int = Field(ge=1)
     prev: Int = Field(ge=0)
@@ -231,7 +239,8 @@ class Params(Section):
     game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
     seed: Int = 0
     threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = follow the free cores")
-    workers: Int = Field(0, ge=0, description="processes for self-play, gating, evaluation; 0 = one per core")
+    workers: Int = Field(0, ge=0, description="chunks of games in flight; 0 = one per core (of the Ray cluster)")
+    backend: BackendParams = BackendParams()
     network: NetworkParams = NetworkParams()
     value: ValueParams = ValueParams()
     search: SearchParams = SearchParams()

@@ -33,7 +33,7 @@ from pipeline.match_cache import MatchCache
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, play_matches
+from pipeline.parallel import AgentSpec, Workers, play_matches
 from pipeline.pig_solver import match_win_probability
 from pipeline.ratings import fit_bradley_terry, pairwise_results
 from pipeline.search import CachingEvaluator
@@ -284,7 +284,7 @@ def play_planned(game, matches: list[PlannedMatch], params: Params, cache: Match
             seatings=match.seatings,
             starts=[repr(state) for state in match.starts or []],
             seed=params.seed,
-            workers=params.workers,
+            workers=Workers.from_params(params),
             parallel=params.evaluate.parallel_games,
         )
         found = cache.get(key)
@@ -315,7 +315,7 @@ def play_planned(game, matches: list[PlannedMatch], params: Params, cache: Match
         [specs[n] for n in names],
         seeded,
         parallel=params.evaluate.parallel_games,
-        workers=params.workers,
+        workers=Workers.from_params(params),
         progress="evaluate" if progress else None,
         on_match=save,
     )

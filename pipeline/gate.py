@@ -9,7 +9,7 @@ from pipeline.agents import PlayConfig
 from pipeline.arena import mixed_seatings, pairwise_outcomes
 from pipeline.config import Params
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, play_match
+from pipeline.parallel import AgentSpec, Workers, play_match
 from pipeline.selfplay import search_config
 
 
@@ -46,7 +46,7 @@ def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: in
         mixed_seatings(game.num_players) * params.gate.games_per_seating,
         seed=[params.seed, generation, 2],
         parallel=params.selfplay.parallel_games,
-        workers=params.workers,
+        workers=Workers.from_params(params),
         progress=f"gate gen {generation}" if progress else None,
     )
     outcomes = pairwise_outcomes(result.records, "candidate", "best")

@@ -29,7 +29,7 @@ from pipeline.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.parallel import AgentSpec, play_match
+from pipeline.parallel import AgentSpec, Workers, play_match
 from pipeline.selfplay import search_config
 
 
@@ -94,7 +94,12 @@ def main(argv):
         seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
     )
     result = play_match(
-        game.name, specs, table * args.games_per_seating, [args.seed, 4], params.selfplay.parallel_games, params.workers
+        game.name,
+        specs,
+        table * args.games_per_seating,
+        [args.seed, 4],
+        params.selfplay.parallel_games,
+        Workers.from_params(params),
     )
     summary = {"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}
     if args.first_alone:

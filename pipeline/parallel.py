@@ -1,8 +1,9 @@
-"""Matches spread over worker processes so every core is busy: each worker runs its own batched
-games, agents and network copy with `cores // workers` torch threads (never oversubscribed).
+"""Matches spread over workers so every core is busy: each worker runs its own batched games, agents
+and network copy with `cores // workers` torch threads (never oversubscribed). Workers are processes
+of this machine (the default) or Ray tasks on a cluster (`pipeline/ray_backend.py`).
 
 Agents cross the process boundary as `AgentSpec`s (a recipe plus network weights); games are split
-into contiguous chunks. The same seed, params and worker count give the same games.
+into contiguous chunks. The same seed, params and worker count give the same games, on either backend.
 """
 
 from __future__ import annotations
@@ -27,12 +28,11 @@ from pipeline.agents import (
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
-from pipeline.arena import GameRecord, play_games
-from pipeline.games import make_game
+from pipeline.arena import GameRecord
+from pipeline.chunks import init_worker, play_chunk
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
-from pipeline.threads import use_threads
 
 
 @dataclass
@@ -99,6 +99,19 @@ def _weights(model: SENet) -> tuple[dict, dict]:
     return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
 
+@dataclass(frozen=True)
+class Workers:
+    """How many chunks of games run at once (0: one per core, or per CPU of the Ray cluster), and where."""
+
+    count: int = 0
+    backend: str = "pool"  # "pool" | "ray"
+    ray_address: str | None = None
+
+    @classmethod
+    def from_params(cls, params) -> Workers:
+        return cls(params.workers, params.backend.kind, params.backend.ray_address)
+
+
 @dataclass
 class MatchResult:
     records: list[GameRecord]
@@ -112,30 +125,29 @@ class MatchResult:
         return len(self.records)
 
 
-_worker: dict = {}
-
-
-def _init_worker(game_name: str, specs: list[AgentSpec], threads: int | None) -> None:
-    if threads is not None:  # a pool process; in this process the threads stay as the command set them
-        use_threads(threads)
-    _worker.update(game=make_game(game_name), specs=specs)
-
-
-def _play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool, starts):
-    """One chunk of a match with agents built afresh, so its games depend on nothing else."""
-    started = time.time()  # wall clock: comparable across worker processes
-    game = _worker["game"]
-    agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
-    tables = [[agents[i] for i in seating] for seating in seatings]
-    records, stats = play_games(game, tables, seed, parallel, record, first_index=first_index, starts=starts)
-    sims: dict[str, int] = {}
-    for agent in agents:
-        sims[agent.name] = sims.get(agent.name, 0) + getattr(agent, "simulations", 0)
-    return records, stats, sims, (started, time.time())
-
-
 def worker_count(requested: int) -> int:
     return requested or os.cpu_count() or 1
+
+
+def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int):
+    """Each chunk's result, in the order of `jobs`."""
+    if workers.backend == "ray":
+        yield from _ray_backend().run_chunks(workers.ray_address, game_name, specs, jobs)
+    elif count == 1:
+        init_worker(game_name, specs, None)
+        yield from (play_chunk(*job) for job in jobs)
+    else:
+        threads = max(1, (os.cpu_count() or 1) // count)
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(count, context, initializer=init_worker, initargs=(game_name, specs, threads)) as pool:
+            yield from pool.map(play_chunk, *zip(*jobs))
+
+
+def _ray_backend():
+    """Ray is an optional extra, imported only when the params ask for it."""
+    from pipeline import ray_backend
+
+    return ray_backend
 
 
 def play_match(
@@ -144,12 +156,12 @@ def play_match(
     seatings: list[list[int]],
     seed,
     parallel: int,
-    workers: int,
+    workers: int | Workers,
     record_policies: bool = False,
     progress: str | None = None,
 ) -> MatchResult:
-    """Play one game per seating (indices into `specs`, one per seat) on `workers` processes
-    (0: one per core; 1: in this process). Records come back in seating order."""
+    """Play one game per seating (indices into `specs`, one per seat) on `workers` (a count of
+    processes: 0 one per core, 1 this process; or `Workers`). Records come back in seating order."""
     return play_matches(game_name, specs, [(seatings, seed)], parallel, workers, record_policies, progress)[0]
 
 
@@ -158,7 +170,7 @@ def play_matches(
     specs: list[AgentSpec],
     matches: list[tuple],
     parallel: int,
-    workers: int,
+    workers: int | Workers,
     record_policies: bool = False,
     progress: str | None = None,
     on_match: Callable[[int, MatchResult], None] | None = None,
@@ -168,13 +180,16 @@ def play_matches(
     so its games depend only on its seatings, seed and the worker count, never on the other matches;
     `on_match(i, result)` runs as soon as match i is complete (to save it before the rest finish)."""
     started = time.perf_counter()
+    workers = workers if isinstance(workers, Workers) else Workers(workers)
     total = sum(len(match[0]) for match in matches)
-    workers = min(worker_count(workers), max(1, total))
-    threads = max(1, (os.cpu_count() or 1) // workers)
+    if workers.backend == "ray" and workers.count == 0:
+        count = min(_ray_backend().cluster_cpus(workers.ray_address), max(1, total))
+    else:
+        count = min(worker_count(workers.count), max(1, total))
     jobs, owners = [], []  # chunk jobs and the match each belongs to
     for m, (seatings, seed, *openings) in enumerate(matches):
         starts = openings[0] if openings else None
-        chunk = max(1, min(parallel, -(-len(seatings) // workers)))
+        chunk = max(1, min(parallel, -(-len(seatings) // count)))
         for s in range(0, len(seatings), chunk):
             jobs.append((seatings[s : s + chunk], seed, s, parallel, record_policies, starts and starts[s : s + chunk]))
             owners.append(m)
@@ -192,17 +207,9 @@ def play_matches(
             if on_match is not None:
                 on_match(m, results[m])
 
-    if workers == 1:
-        _init_worker(game_name, specs, None)
-        for job, m in zip(jobs, owners):
-            collect(_play_chunk(*job), job, m)
-    elif jobs:
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
-            workers, context, initializer=_init_worker, initargs=(game_name, specs, threads)
-        ) as pool:
-            for chunk_result, job, m in zip(pool.map(_play_chunk, *zip(*jobs)), jobs, owners):
-                collect(chunk_result, job, m)
+    if jobs:
+        for chunk_result, job, m in zip(_run_chunks(workers, game_name, specs, jobs, count), jobs, owners):
+            collect(chunk_result, job, m)
     bar.close()
     for m, match in enumerate(matches):
         if not match[0]:

@@ -20,7 +20,7 @@ from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, play_match
+from pipeline.parallel import AgentSpec, Workers, play_match
 from pipeline.search import SearchConfig
 from pipeline.search.mcts import to_absolute
 
@@ -145,7 +145,7 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
         [[0] * game.num_players] * sp.games,
         seed=[params.seed, generation, 1],
         parallel=sp.parallel_games,
-        workers=params.workers,
+        workers=Workers.from_params(params),
         record_policies=True,
         progress=f"self-play gen {generation}" if progress else None,
     )

@@ -46,7 +46,7 @@ from pipeline.games import make_game
 from pipeline.match import baseline_spec
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.owners import current as current_owner
-from pipeline.parallel import AgentSpec, play_match, play_matches
+from pipeline.parallel import AgentSpec, Workers, play_match, play_matches
 from pipeline.selfplay import search_config
 from pipeline.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
 from pipeline.threads import use_threads
@@ -170,7 +170,9 @@ def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> d
     for k in range(len(opponents)):
         seatings = [[0 if seat == 0 else k + 1 for seat in seating] for seating in table]
         matches.append((seatings * params.sweep.games_per_seating, [params.seed, 7919, k]))
-    results = play_matches(game.name, [subject, *opponents], matches, params.selfplay.parallel_games, params.workers)
+    results = play_matches(
+        game.name, [subject, *opponents], matches, params.selfplay.parallel_games, Workers.from_params(params)
+    )
     scores = {metric_name(o.name): pairwise_score(r.records, "trained", o.name) for o, r in zip(opponents, results)}
     return {"strength": float(np.mean(list(scores.values()))), **scores}
 

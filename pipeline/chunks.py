@@ -1,0 +1,31 @@
+"""One chunk of a match, as a worker plays it: a process of the pool or a Ray task. Its games depend
+only on the chunk's seatings, seed and first game index, so every backend plays the same games."""
+
+from __future__ import annotations
+
+import time
+
+from pipeline.arena import play_games
+from pipeline.games import make_game
+from pipeline.threads import use_threads
+
+_worker: dict = {}  # this process's game and agent specs, set once per match set
+
+
+def init_worker(game_name: str, specs: list, threads: int | None) -> None:
+    if threads is not None:  # a worker process; in the caller's own process the threads stay as set
+        use_threads(threads)
+    _worker.update(game=make_game(game_name), specs=specs)
+
+
+def play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool, starts):
+    """One chunk of a match with agents built afresh, so its games depend on nothing else."""
+    started = time.time()  # wall clock: comparable across worker processes
+    game = _worker["game"]
+    agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
+    tables = [[agents[i] for i in seating] for seating in seatings]
+    records, stats = play_games(game, tables, seed, parallel, record, first_index=first_index, starts=starts)
+    sims: dict[str, int] = {}
+    for agent in agents:
+        sims[agent.name] = sims.get(agent.name, 0) + getattr(agent, "simulations", 0)
+    return records, stats, sims, (started, time.time())

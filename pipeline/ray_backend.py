@@ -1,0 +1,82 @@
+"""Chunks of games as Ray tasks, so self-play, gating, evaluation and the sweep's panel games spread
+over a cluster of machines. An optional extra: `pip install -e '.[ray]'`.
+
+Each chunk is one task with the seeds the process pool would give it, so both backends play the same
+games. A task whose worker or node dies is run again from its start (Ray's `max_retries`) and its one
+result is taken, so no game is lost or counted twice. The agents (network weights included) go to the
+object store once per call, and each worker process builds them once, not once per chunk.
+
+The driver ships this package's code with the tasks (`runtime_env` `py_modules`), so the nodes need
+the project's dependencies but not the project itself, and always run the driver's version of it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+try:
+    import ray
+except ImportError as err:  # one line for the user instead of a traceback
+    raise RuntimeError("backend.kind: ray needs Ray: pip install -e '.[ray]'") from err
+
+import pipeline
+from pipeline.chunks import init_worker, play_chunk
+
+RETRIES = 3  # runs of a chunk after its worker died (a system failure), before the stage fails
+
+
+class BackendError(RuntimeError):
+    """The cluster cannot be reached; the message is one line naming the param."""
+
+
+def connect(address: str | None) -> None:
+    """Join the cluster at `address` (None: start a local Ray; "auto": the one this machine joined),
+    once per process."""
+    if ray.is_initialized():
+        return
+    package = str(Path(pipeline.__file__).parent)
+    local = {"include_dashboard": False} if address is None else {}
+    try:
+        ray.init(
+            address=address,
+            runtime_env={"py_modules": [package], "excludes": ["__pycache__"]},
+            log_to_driver=False,
+            configure_logging=False,
+            **local,
+        )
+    except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own errors here
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise BackendError(f"backend.ray_address: cannot reach a Ray cluster at {address!r}: {reason}") from None
+
+
+def cluster_cpus(address: str | None) -> int:
+    connect(address)
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def run_chunks(address: str | None, game_name: str, specs: list, jobs: list[tuple]):
+    """Each chunk's result, in the order of `jobs`, as `chunks.play_chunk` returns it."""
+    connect(address)
+    key = uuid.uuid4().hex  # names this call's agents in the workers' one-entry cache
+    agents = [ray.put(specs)]  # in a list, so a task resolves it only when its worker lacks the agents
+    refs = [_chunk_task.remote(key, game_name, agents, *job) for job in jobs]
+    try:
+        for ref in refs:
+            yield ray.get(ref)
+    finally:  # a stage stopped midway leaves no tasks running on the cluster
+        _, pending = ray.wait(refs, num_returns=len(refs), timeout=0)
+        for ref in pending:
+            ray.cancel(ref, force=True)
+
+
+_built_key: list[str] = [""]
+
+
+@ray.remote(num_cpus=1, max_retries=RETRIES)
+def _chunk_task(key: str, game_name: str, agents: list, *job):
+    """One chunk in a Ray worker, with one torch thread (the task holds one CPU)."""
+    if _built_key[0] != key:
+        init_worker(game_name, ray.get(agents[0]), threads=1)
+        _built_key[0] = key
+    return play_chunk(*job)

@@ -1,0 +1,126 @@
+"""The Ray backend on a real two-node Ray cluster on 127.0.0.1: the same games as the process pool,
+a worker killed mid-chunk loses and doubles nothing, an unreachable cluster is one line."""
+
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.config import parse_params
+from pipeline.games import make_game
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.parallel import Workers
+
+if os.environ.get("CI"):  # CI installs the test extra, which has Ray: never skip there
+    import ray
+else:
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[ray]'")
+
+from pipeline.ray_backend import BackendError  # noqa: E402  (after Ray's import check)
+from pipeline.selfplay import run_selfplay  # noqa: E402
+
+TASK_TITLE = b"ray::_chunk_task"  # a Ray worker's process title while it runs a chunk
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head node and a second node, one CPU each, both on 127.0.0.1."""
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    port = free_port()
+    node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
+    start = ["ray", "start", *node]
+    subprocess.run([*start, "--head", f"--port={port}", "--include-dashboard=false"], env=env, check=True, capture_output=True)
+    try:
+        subprocess.run([*start, f"--address=127.0.0.1:{port}"], env=env, check=True, capture_output=True)
+        yield f"127.0.0.1:{port}"
+    finally:
+        ray.shutdown()
+        subprocess.run(["ray", "stop", "--force"], env=env, capture_output=True)
+
+
+def tiny(workers: Workers):
+    params = parse_params(
+        {
+            "game": "tictacmo",
+            "workers": workers.count,
+            "backend": {"kind": workers.backend, "ray_address": workers.ray_address},
+            "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
+            "search": {"rollouts": 24},
+            "selfplay": {"games": 16, "parallel_games": 4},
+            "generations": [{"gen": 1, "prev": 0}],
+        }
+    )
+    game = make_game("tictacmo")
+    torch.manual_seed(0)
+    return game, SENet(NetworkShape.for_game(game, **params.network.model_dump())), params
+
+
+def selfplay_samples(workers: Workers) -> dict[str, np.ndarray]:
+    game, model, params = tiny(workers)
+    result = run_selfplay(game, model, params, generation=1, progress=False)
+    assert result.games == 16
+    return result.samples
+
+
+def assert_same_samples(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def chunk_worker_pids() -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(TASK_TITLE):
+                pids.append(int(proc.name))
+        except OSError:
+            pass  # the process ended while we looked
+    return pids
+
+
+def test_ray_plays_the_same_games_as_the_pool(cluster):
+    pool = selfplay_samples(Workers(2))
+    on_ray = selfplay_samples(Workers(2, "ray", cluster))
+    assert_same_samples(pool, on_ray)
+    assert {n["NodeID"] for n in ray.nodes() if n["Alive"]} and len(ray.nodes()) == 2
+
+
+def test_a_worker_killed_mid_chunk_loses_and_doubles_nothing(cluster):
+    expected = selfplay_samples(Workers(4))
+    killed, outcome = [], {}
+
+    def run():
+        outcome["samples"] = selfplay_samples(Workers(4, "ray", cluster))
+
+    player = threading.Thread(target=run)
+    player.start()
+    while player.is_alive() and not killed:
+        for pid in chunk_worker_pids():
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+            break
+        time.sleep(0.02)
+    player.join()
+    assert killed, "no chunk was caught running: the test did not kill anything"
+    assert_same_samples(expected, outcome["samples"])
+
+
+def test_an_unreachable_cluster_is_one_line():
+    ray.shutdown()
+    _, model, params = tiny(Workers(2, "ray", f"127.0.0.1:{free_port()}"))
+    with pytest.raises(BackendError, match=r"^backend.ray_address: cannot reach a Ray cluster at '127.0.0.1:\d+'"):
+        run_selfplay(make_game("tictacmo"), model, params, generation=1, progress=False)
