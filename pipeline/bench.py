@@ -1,8 +1,8 @@
 """Throughput benchmarks: the network alone, search with the network, self-play, and training.
 
 `python -m pipeline.bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
-under a minute; `--load` measures everything again beside one busy process (the `*_under_load`
-figures). Threads follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
+under a minute; `--backend ray` plays the self-play figures on a local Ray; `--load` measures
+everything again beside one busy process (the `*_under_load` figures). Threads follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
 """
 
 from __future__ import annotations
@@ -71,12 +71,13 @@ def network_positions_per_s(game, model, batch: int, seconds: float, repeats: in
     return best
 
 
-def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0) -> dict[str, float]:
+def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0, backend: str = "pool") -> dict:
     game = make_game(game_name)
     params = parse_params(
         {
             "game": game_name,
             "workers": workers,
+            "backend": {"kind": backend},
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
         }
@@ -127,16 +128,18 @@ QUICK = {"network_seconds": 2.0, "selfplay_batches": 2, "train_steps": 60}
 FULL = {"network_seconds": 6.0, "selfplay_batches": 8, "train_steps": 300}
 
 
-def run(network_seconds: float, selfplay_batches: int, train_steps: int, batch: int = 64, workers: int = 0) -> dict:
-    """Every figure once: per game under the game's name, training at the top level. `workers` as in
-    params.yaml (0: one per core)."""
+def run(
+    network_seconds: float, selfplay_batches: int, train_steps: int, batch: int = 64, workers: int = 0, backend="pool"
+) -> dict:
+    """Every figure once: per game under the game's name, training at the top level. `workers` and
+    `backend` (of the self-play figures) as in params.yaml (0: one per core; pool or a local Ray)."""
     figures: dict = {"threads": torch.get_num_threads(), "batch": batch, "cpu_count": os.cpu_count()}
     for name in GAMES:
         game, model = _model(name)
         network = network_positions_per_s(game, model, batch, seconds=network_seconds)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
-        play = selfplay_figures(name, model, games=games, batch=batch, workers=workers)
+        play = selfplay_figures(name, model, games=games, batch=batch, workers=workers, backend=backend)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         alone = selfplay_figures(name, model, games=batch // 2, batch=batch // 2, workers=1)
         figures[name] = {
@@ -218,6 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")
+    parser.add_argument("--backend", choices=["pool", "ray"], default="pool", help="where self-play runs")
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
         "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
@@ -227,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
-    budgets = QUICK if args.quick else FULL
+    budgets = {**(QUICK if args.quick else FULL), "backend": args.backend}
     if args.solver:
         figures = solver_figures(args.solver, args.positions)
     elif args.load:

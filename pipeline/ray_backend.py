@@ -12,6 +12,7 @@ the project's dependencies but not the project itself, and always run the driver
 
 from __future__ import annotations
 
+import socket
 import uuid
 from pathlib import Path
 
@@ -35,6 +36,8 @@ def connect(address: str | None) -> None:
     once per process."""
     if ray.is_initialized():
         return
+    if address not in (None, "auto"):
+        _check_listening(address)  # Ray itself retries a dead address for minutes
     package = str(Path(pipeline.__file__).parent)
     local = {"include_dashboard": False} if address is None else {}
     try:
@@ -47,6 +50,15 @@ def connect(address: str | None) -> None:
         )
     except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own errors here
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise BackendError(f"backend.ray_address: cannot reach a Ray cluster at {address!r}: {reason}") from None
+
+
+def _check_listening(address: str) -> None:
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except (OSError, ValueError) as err:
+        reason = "expected host:port or ray://host:port" if isinstance(err, ValueError) else "nothing answers there"
         raise BackendError(f"backend.ray_address: cannot reach a Ray cluster at {address!r}: {reason}") from None
 
 

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -42,9 +43,10 @@ def cluster():
     port = free_port()
     node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
     start = ["ray", "start", *node]
-    subprocess.run([*start, "--head", f"--port={port}", "--include-dashboard=false"], env=env, check=True, capture_output=True)
+    run = partial(subprocess.run, env=env, check=True, capture_output=True)
+    run([*start, "--head", f"--port={port}", "--include-dashboard=false"])
     try:
-        subprocess.run([*start, f"--address=127.0.0.1:{port}"], env=env, check=True, capture_output=True)
+        run([*start, f"--address=127.0.0.1:{port}"])
         yield f"127.0.0.1:{port}"
     finally:
         ray.shutdown()
