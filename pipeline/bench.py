@@ -2,7 +2,8 @@
 
 `python -m pipeline.bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
 under a minute; `--backend ray` plays the self-play figures on a local Ray; `--load` measures
-everything again beside one busy process (the `*_under_load` figures). Threads follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
+everything again beside one busy process (the `*_under_load` figures). Threads follow the free cores
+(pipeline/threads.py) unless `--threads` fixes them.
 """
 
 from __future__ import annotations
