@@ -7,14 +7,21 @@ import time
 
 from pipeline.arena import play_games
 from pipeline.games import make_game
+from pipeline.nets.evaluator import use_device
 from pipeline.threads import use_threads
+
+
+class BackendError(RuntimeError):
+    """Games cannot be played where the params say (Ray missing or unreachable): one line naming the param."""
+
 
 _worker: dict = {}  # this process's game and agent specs, set once per match set
 
 
-def init_worker(game_name: str, specs: list, threads: int | None) -> None:
+def init_worker(game_name: str, specs: list, threads: int | None, device: str) -> None:
     if threads is not None:  # a worker process; in the caller's own process the threads stay as set
         use_threads(threads)
+    use_device(device)
     _worker.update(game=make_game(game_name), specs=specs)
 
 

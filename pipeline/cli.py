@@ -7,11 +7,13 @@ import logging
 import sys
 from functools import wraps
 
+from pipeline.chunks import BackendError
 from pipeline.clip import clip
 from pipeline.config import ConfigError, Params
 from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
 from pipeline.nets import CheckpointError
+from pipeline.nets.evaluator import use_device
 from pipeline.replay import DataError
 from pipeline.threads import use_threads
 from pipeline.tracking import TrackingError
@@ -21,7 +23,7 @@ class UsageError(ValueError):
     """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
 
 
-USER_ERRORS = (ConfigError, CheckpointError, DataError, IllegalMove, TrackingError, UsageError)
+USER_ERRORS = (BackendError, ConfigError, CheckpointError, DataError, IllegalMove, TrackingError, UsageError)
 
 
 def entry_point(main):
@@ -46,5 +48,7 @@ def entry_point(main):
     return wrapper
 
 
-def set_threads(params: Params) -> None:
+def use_params_machine(params: Params) -> None:
+    """The torch threads and the device (CPU or GPU) the params ask for, in this process."""
     use_threads(params.threads)
+    use_device(params.device)

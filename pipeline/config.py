@@ -241,6 +241,7 @@ class Params(Section):
     threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = follow the free cores")
     workers: Int = Field(0, ge=0, description="chunks of games in flight; 0 = one per core (of the Ray cluster)")
     backend: BackendParams = BackendParams()
+    device: Literal["auto", "cpu", "cuda"] = Field("auto", description="where networks train and infer")
     network: NetworkParams = NetworkParams()
     value: ValueParams = ValueParams()
     search: SearchParams = SearchParams()

@@ -29,7 +29,7 @@ from pipeline.agents import (
 from pipeline.agents.alphabeta import AlphaBetaAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.arena import GameRecord
-from pipeline.chunks import init_worker, play_chunk
+from pipeline.chunks import BackendError, init_worker, play_chunk
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
@@ -106,10 +106,11 @@ class Workers:
     count: int = 0
     backend: str = "pool"  # "pool" | "ray"
     ray_address: str | None = None
+    device: str = "auto"  # where each worker's network infers: auto | cpu | cuda
 
     @classmethod
     def from_params(cls, params) -> Workers:
-        return cls(params.workers, params.backend.kind, params.backend.ray_address)
+        return cls(params.workers, params.backend.kind, params.backend.ray_address, params.device)
 
 
 @dataclass
@@ -132,21 +133,25 @@ def worker_count(requested: int) -> int:
 def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int):
     """Each chunk's result, in the order of `jobs`."""
     if workers.backend == "ray":
-        yield from _ray_backend().run_chunks(workers.ray_address, game_name, specs, jobs)
+        yield from _ray_backend().run_chunks(workers, game_name, specs, jobs)
     elif count == 1:
-        init_worker(game_name, specs, None)
+        init_worker(game_name, specs, None, workers.device)
         yield from (play_chunk(*job) for job in jobs)
     else:
         threads = max(1, (os.cpu_count() or 1) // count)
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(count, context, initializer=init_worker, initargs=(game_name, specs, threads)) as pool:
+        with ProcessPoolExecutor(
+            count, context, initializer=init_worker, initargs=(game_name, specs, threads, workers.device)
+        ) as pool:
             yield from pool.map(play_chunk, *zip(*jobs))
 
 
 def _ray_backend():
     """Ray is an optional extra, imported only when the params ask for it."""
-    from pipeline import ray_backend
-
+    try:
+        from pipeline import ray_backend
+    except ImportError:
+        raise BackendError("backend.kind: ray needs Ray: pip install -e '.[ray]'") from None
     return ray_backend
 
 

@@ -16,19 +16,12 @@ import socket
 import uuid
 from pathlib import Path
 
-try:
-    import ray
-except ImportError as err:  # one line for the user instead of a traceback
-    raise RuntimeError("backend.kind: ray needs Ray: pip install -e '.[ray]'") from err
+import ray
 
 import pipeline
-from pipeline.chunks import init_worker, play_chunk
+from pipeline.chunks import BackendError, init_worker, play_chunk
 
 RETRIES = 3  # runs of a chunk after its worker died (a system failure), before the stage fails
-
-
-class BackendError(RuntimeError):
-    """The cluster cannot be reached; the message is one line naming the param."""
 
 
 def connect(address: str | None) -> None:
@@ -67,12 +60,12 @@ def cluster_cpus(address: str | None) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def run_chunks(address: str | None, game_name: str, specs: list, jobs: list[tuple]):
+def run_chunks(workers, game_name: str, specs: list, jobs: list[tuple]):
     """Each chunk's result, in the order of `jobs`, as `chunks.play_chunk` returns it."""
-    connect(address)
+    connect(workers.ray_address)
     key = uuid.uuid4().hex  # names this call's agents in the workers' one-entry cache
     agents = [ray.put(specs)]  # in a list, so a task resolves it only when its worker lacks the agents
-    refs = [_chunk_task.remote(key, game_name, agents, *job) for job in jobs]
+    refs = [_chunk_task.remote(key, game_name, agents, workers.device, *job) for job in jobs]
     try:
         for ref in refs:
             yield ray.get(ref)
@@ -86,9 +79,9 @@ _built_key: list[str] = [""]
 
 
 @ray.remote(num_cpus=1, max_retries=RETRIES)
-def _chunk_task(key: str, game_name: str, agents: list, *job):
+def _chunk_task(key: str, game_name: str, agents: list, device: str, *job):
     """One chunk in a Ray worker, with one torch thread (the task holds one CPU)."""
     if _built_key[0] != key:
-        init_worker(game_name, ray.get(agents[0]), threads=1)
+        init_worker(game_name, ray.get(agents[0]), threads=1, device=device)
         _built_key[0] = key
     return play_chunk(*job)

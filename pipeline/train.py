@@ -54,8 +54,18 @@ class _WholeBatches(torch.utils.data.Dataset):
         return tuple(t[indices] for t in self.tensors)
 
 
+ACCELERATORS = {"auto": "auto", "cpu": "cpu", "cuda": "gpu"}  # params' device -> Lightning's accelerator
+
+
 def train_network(
-    game, model: SENet, samples: dict[str, np.ndarray], params: TrainParams, seed: int, logger=None, progress=True
+    game,
+    model: SENet,
+    samples: dict[str, np.ndarray],
+    params: TrainParams,
+    seed: int,
+    logger=None,
+    progress=True,
+    device: str = "auto",
 ) -> TrainResult:
     pl.seed_everything(seed, workers=True, verbose=False)
     if params.augment:
@@ -75,7 +85,7 @@ def train_network(
         logging.getLogger(name).setLevel(logging.WARNING)
     trainer = pl.Trainer(
         max_epochs=params.epochs,
-        accelerator="auto",
+        accelerator=ACCELERATORS[device],
         devices=1,
         logger=logger if logger is not None else False,
         enable_checkpointing=False,

@@ -50,7 +50,8 @@ def train_generations(
         started = time.perf_counter()
         selfplay = run_selfplay(game, model, params, generation, progress=False)
         samples = windowed(samples, selfplay.samples, generation, params.train.replay_window)
-        train = train_network(game, model, samples, params.train, seed=params.seed + generation, progress=False)
+        seed = params.seed + generation
+        train = train_network(game, model, samples, params.train, seed, progress=False, device=params.device)
         simulations += selfplay.simulations
         seconds += time.perf_counter() - started
         report = GenerationReport(

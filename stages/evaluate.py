@@ -4,7 +4,7 @@ network (and, for ratings, every generation's), with finished matches cached in 
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.cli import entry_point, set_threads
+from pipeline.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
@@ -19,7 +19,7 @@ def main(argv):
     remove_leftovers(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
     params = load_params()
     warm_up(params)
-    set_threads(params)
+    use_params_machine(params)
     game = make_game(params.game)
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:

@@ -5,7 +5,7 @@ import shutil
 import sys
 
 from pipeline.atomic import atomic_path, remove_leftovers, write_json
-from pipeline.cli import entry_point, set_threads
+from pipeline.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.gate import run_gate
@@ -20,7 +20,7 @@ def main(argv):
     remove_leftovers(paths.best(gen).parent, paths.metrics("gate", gen).parent)
     params = load_params()
     warm_up(params)
-    set_threads(params)
+    use_params_machine(params)
     game = make_game(params.game)
     candidate = load_checkpoint(paths.candidate(gen), game.name)
     best = load_checkpoint(paths.best(prev), game.name)

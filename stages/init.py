@@ -2,7 +2,7 @@
 buffer, and the MLflow parent run of this lineage."""
 
 from pipeline.atomic import remove_leftovers
-from pipeline.cli import entry_point, set_threads
+from pipeline.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import save_checkpoint
@@ -17,7 +17,7 @@ def main(argv):
     remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, RUN_FILE.parent)
     params = load_params()
     warm_up(params)
-    set_threads(params)
+    use_params_machine(params)
     game = make_game(params.game)
     model = initial_network(game, params)
     for path in (paths.best(0), paths.candidate(0)):

@@ -3,7 +3,7 @@
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.cli import entry_point, set_threads
+from pipeline.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
@@ -19,7 +19,7 @@ def main(argv):
     remove_leftovers(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
     params = load_params()
     warm_up(params)
-    set_threads(params)
+    use_params_machine(params)
     game = make_game(params.game)
     model = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "selfplay", gen) as run:

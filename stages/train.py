@@ -4,7 +4,7 @@ self-play samples; write the new candidate and the updated replay buffer."""
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.cli import entry_point, set_threads
+from pipeline.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
@@ -20,7 +20,7 @@ def main(argv):
     remove_leftovers(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
     params = load_params()
     warm_up(params)
-    set_threads(params)
+    use_params_machine(params)
     game = make_game(params.game)
     model = load_checkpoint(paths.candidate(prev), game.name)
     samples = windowed(
@@ -35,6 +35,7 @@ def main(argv):
             seed=params.seed + gen,
             logger=run.lightning_logger(),
             progress=sys.stderr.isatty(),
+            device=params.device,
         )
         save_checkpoint(paths.candidate(gen), model, game.name, params.section_hash("game", "network", "train"))
         save_samples(paths.replay(gen), samples)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 
+from pipeline.chunks import BackendError
 from pipeline.config import parse_params
 from pipeline.games import make_game
 from pipeline.nets.senet import NetworkShape, SENet
@@ -24,7 +25,6 @@ if os.environ.get("CI"):  # CI installs the test extra, which has Ray: never ski
 else:
     ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[ray]'")
 
-from pipeline.ray_backend import BackendError  # noqa: E402  (after Ray's import check)
 from pipeline.selfplay import run_selfplay  # noqa: E402
 
 TASK_TITLE = b"ray::_chunk_task"  # a Ray worker's process title while it runs a chunk
@@ -38,8 +38,13 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A head node and a second node, one CPU each, both on 127.0.0.1."""
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    """A head node and a second node, one CPU each, both on 127.0.0.1. Ray's token authentication
+    is off here, as it is for a cluster started without a token (a token left in ~/.ray by an
+    earlier local Ray would otherwise turn it on for the head alone)."""
+    auth = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
+    saved = {key: os.environ.get(key) for key in auth}
+    os.environ.update(auth)
+    env = dict(os.environ)
     port = free_port()
     node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
     start = ["ray", "start", *node]
@@ -51,6 +56,8 @@ def cluster():
     finally:
         ray.shutdown()
         subprocess.run(["ray", "stop", "--force"], env=env, capture_output=True)
+        for key, value in saved.items():
+            os.environ.pop(key) if value is None else os.environ.update({key: value})
 
 
 def tiny(workers: Workers):

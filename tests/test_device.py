@@ -1,0 +1,71 @@
+"""`device: auto | cpu | cuda`: networks infer and train where the params say; on a machine without a
+GPU, auto is the CPU and cuda is one clear error line. The CUDA checks run where torch sees a GPU."""
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.config import ConfigError, parse_params
+from pipeline.games import make_game
+from pipeline.nets.evaluator import NetworkEvaluator, use_device
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.train import train_network
+
+GPU = torch.cuda.is_available()
+
+
+@pytest.fixture
+def network():
+    game = make_game("connect4")
+    torch.manual_seed(0)
+    model = SENet(NetworkShape.for_game(game, blocks=1, channels=8, se_reduction=2)).eval()
+    states = [game.initial_state()]
+    for column in (3, 3, 2):
+        states.append(game.step(states[-1], column)[0])
+    yield game, model, states
+    use_device("auto")
+
+
+def test_a_device_param_outside_auto_cpu_cuda_is_one_line():
+    with pytest.raises(ConfigError, match="device"):
+        parse_params({"game": "connect4", "device": "tpu", "generations": [{"gen": 1, "prev": 0}]})
+
+
+@pytest.mark.skipif(GPU, reason="checks the machine without a GPU")
+def test_without_a_gpu_auto_is_the_cpu_and_cuda_is_refused(network):
+    game, model, states = network
+    use_device("auto")
+    assert NetworkEvaluator(game, model).device.type == "cpu"
+    use_device("cuda")
+    with pytest.raises(ConfigError, match="^device: cuda, but torch sees no GPU"):
+        NetworkEvaluator(game, model)
+
+
+@pytest.mark.skipif(not GPU, reason="torch sees no GPU here")
+def test_on_a_gpu_inference_matches_the_cpu_and_leaves_the_model_where_it_was(network):
+    game, model, states = network
+    use_device("cpu")
+    cpu_logits, cpu_values = NetworkEvaluator(game, model).evaluate(states)
+    use_device("cuda")
+    evaluator = NetworkEvaluator(game, model)
+    logits, values = evaluator.evaluate(states)
+    assert evaluator.device.type == "cuda" and next(model.parameters()).device.type == "cpu"
+    np.testing.assert_allclose(logits, cpu_logits, atol=1e-4)
+    np.testing.assert_allclose(values, cpu_values, atol=1e-4)
+
+
+@pytest.mark.skipif(not GPU, reason="torch sees no GPU here")
+def test_training_on_a_gpu_lowers_the_loss_and_returns_the_model_to_the_cpu(network):
+    game, model, _ = network
+    rng = np.random.default_rng(0)
+    n = 256
+    samples = {
+        "states": (rng.random((n, *game.observation_shape)) < 0.3).astype(np.uint8),
+        "policies": rng.dirichlet(np.ones(game.num_actions), size=n).astype(np.float32),
+        "values": rng.choice([-1.0, 1.0], size=(n, 2)).astype(np.float32),
+        "generations": np.ones(n, dtype=np.int32),
+    }
+    params = parse_params({"game": "connect4", "train": {"epochs": 3}, "generations": [{"gen": 1, "prev": 0}]})
+    result = train_network(game, model, samples, params.train, seed=0, progress=False, device="cuda")
+    assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]
+    assert next(model.parameters()).device.type == "cpu"
