@@ -284,7 +284,7 @@ def play_planned(game, matches: list[PlannedMatch], params: Params, cache: Match
             seatings=match.seatings,
             starts=[repr(state) for state in match.starts or []],
             seed=params.seed,
-            workers=Workers.from_params(params),
+            workers=params.workers,  # the chunking decides the games; the backend does not
             parallel=params.evaluate.parallel_games,
         )
         found = cache.get(key)
