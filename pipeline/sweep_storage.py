@@ -78,16 +78,28 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
         if url.startswith("journal:"):
             return HeartbeatJournalStorage(JournalFileBackend(url.removeprefix("journal:")))
         with storage_lock(url):
+            return _database_storage(url)
+    except (ImportError, sqlalchemy.exc.SQLAlchemyError, OSError) as err:
+        hint = "; PostgreSQL needs psycopg 3: pip install '.[postgres]'" if isinstance(err, ImportError) else ""
+        reason = str(err.__cause__ or err).strip().splitlines()[0]
+        raise ConfigError(mask_passwords(f"storage {url}: {reason}{hint}")) from None
+
+
+def _database_storage(url: str, attempts: int = 5) -> optuna.storages.RDBStorage:
+    """Workers that open a new server database together race to create its tables, and all but one
+    get a duplicate-key error (PostgreSQL's catalog): the tables exist then, so open it again."""
+    for attempt in range(attempts):
+        try:
             return optuna.storages.RDBStorage(
                 url,
                 heartbeat_interval=HEARTBEAT_SECONDS,
                 grace_period=GRACE_SECONDS,
                 heartbeat_stale_trial_callback=RetryLostTrial(max_retry=MAX_RETRY),
             )
-    except (ImportError, sqlalchemy.exc.SQLAlchemyError, OSError) as err:
-        hint = "; PostgreSQL needs psycopg 3: pip install '.[postgres]'" if isinstance(err, ImportError) else ""
-        reason = str(err.__cause__ or err).strip().splitlines()[0]
-        raise ConfigError(mask_passwords(f"storage {url}: {reason}{hint}")) from None
+        except (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5 + attempt)
 
 
 def fail_lost_trials(study: optuna.Study, url: str) -> None:
