@@ -8,10 +8,10 @@ import pytest
 from test_evaluate import networks, tiny_params
 from test_report import GATE, SELFPLAY, TRAIN
 
-from pipeline.benchmark_curve import cumulative_compute, curve
 from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
 from pipeline.report import write_report
+from pipeline.strength_curve import cumulative_compute, curve
 
 
 def test_compute_adds_up_per_generation_and_estimates_old_runs():

@@ -1,0 +1,100 @@
+"""The project's own import graph, read from the source with `ast` (imports inside functions too): what
+the layout and dvc.yaml tests check against."""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("pipeline", "stages")
+
+
+def module_file(name: str) -> Path | None:
+    """`pipeline.search.mcts` -> its file (a package's `__init__.py`); None outside the project."""
+    if name.split(".")[0] not in PACKAGES:
+        return None
+    base = ROOT.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.exists():
+            return path
+    return None
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+@cache
+def imports_of(path: Path) -> frozenset[Path]:
+    """The project files `path` imports, wherever in it the import stands."""
+    found = set()
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]  # a name may be a submodule
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
+                file = module_file(".".join(parts[:i]))
+                if file is not None and file != path:
+                    found.add(file)
+    return frozenset(found)
+
+
+def closure(start: Path) -> set[Path]:
+    seen, todo = set(), [start]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(imports_of(path))
+    return seen
+
+
+def project_files() -> list[Path]:
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
+
+
+def find_cycle(edges=imports_of) -> list[Path] | None:
+    """One import cycle among the project's modules (under `edges`, a file's imports), as the list of
+    files around it, or None."""
+    state: dict[Path, int] = {}  # 1: on the current path, 2: done
+    path: list[Path] = []
+
+    def visit(node: Path) -> list[Path] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges(node)):
+            if state.get(nxt) == 1 and not _package_of(nxt, node):
+                return path[path.index(nxt) :] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for file in project_files():
+        if file not in state and (cycle := visit(file)):
+            return cycle
+    return None
+
+
+def _package_of(package: Path, module: Path) -> bool:
+    """A module importing its own package's `__init__` (which imports it) is Python's normal case."""
+    return package.name == "__init__.py" and module.is_relative_to(package.parent)
