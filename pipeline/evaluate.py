@@ -25,7 +25,7 @@ from pipeline.arena import (
     score_interval,
     seat_permutations,
 )
-from pipeline.benchmark_cache import cached_score
+from pipeline.strength_curve import cached_score
 from pipeline.config import BenchmarkParams, Params
 from pipeline.connect4_benchmark import mistake_rates, positions_dir, resolve_files
 from pipeline.games.pig import PigGame
