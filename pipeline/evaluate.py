@@ -25,7 +25,6 @@ from pipeline.arena import (
     score_interval,
     seat_permutations,
 )
-from pipeline.strength_curve import cached_score
 from pipeline.config import BenchmarkParams, Params
 from pipeline.connect4_benchmark import mistake_rates, positions_dir, resolve_files
 from pipeline.games.pig import PigGame
@@ -38,6 +37,7 @@ from pipeline.pig_solver import match_win_probability
 from pipeline.ratings import fit_bradley_terry, pairwise_results
 from pipeline.search import CachingEvaluator
 from pipeline.selfplay import search_config
+from pipeline.strength_curve import cached_score
 
 
 @dataclass
