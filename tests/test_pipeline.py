@@ -67,6 +67,7 @@ def project(tmp_path_factory):
     edit_params(project, tiny)
     run(["git", "init", "-q"], project)
     run(["dvc", "init", "-q"], project)
+    shutil.copy(ROOT / ".dvcignore", project / ".dvcignore")
     return project
 
 

@@ -70,7 +70,12 @@ def test_the_pipeline_logs_runs_metrics_artifacts_and_the_champion_to_an_mlflow_
     params["generations"] = params["generations"][:1]
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     env = environment(MLFLOW_TRACKING_URI=mlflow_server)
-    for command in (["git", "init", "-q"], ["dvc", "init", "-q"], ["dvc", "repro"]):
+    for command in (
+        ["git", "init", "-q"],
+        ["dvc", "init", "-q"],
+        ["cp", str(ROOT / ".dvcignore"), "."],
+        ["dvc", "repro"],
+    ):
         done = subprocess.run(command, cwd=project, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-3000:]
     assert not (project / "mlflow.db").exists(), "nothing went to the local default store"
