@@ -17,6 +17,7 @@ from stages import paths
 def main(argv):
     final = int(argv[0])
     remove_leftovers(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
+    paths.MATCHES.mkdir(parents=True, exist_ok=True)  # DVC's output, even when no experiment plays a match
     params = load_params()
     warm_up(params)
     use_params_machine(params)
