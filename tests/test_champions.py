@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import analyse, champions, match, play
+from pipeline import champions
+from pipeline.commands import analyse, match, play
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint

@@ -7,8 +7,8 @@ import json
 import pytest
 import torch
 
-from pipeline.connect4_benchmark import main, mistake_rates
 from pipeline.games import make_game
+from pipeline.jobs.connect4_benchmark import main, mistake_rates
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet

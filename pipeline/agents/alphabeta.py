@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
-from pipeline.connect4_solver import CELLS, WIDTH, _bottom, _column, _popcount, _top, _winning_cells
+from pipeline.solvers.connect4 import CELLS, WIDTH, _bottom, _column, _popcount, _top, _winning_cells
 
 WIN = 1000  # above any heuristic (at most 42 open cells a side)
 ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)  # centre first: better cut-offs

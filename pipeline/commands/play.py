@@ -1,7 +1,7 @@
 """Play against the champion in the terminal: `python -m pipeline.play [CHECKPOINT | NAME | --champion] [--seats ...]`.
 
 The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline.play connect4`; the
-card's summary is printed first) or `--champion`, the MLflow registry's (as in `pipeline.analyse`).
+card's summary is printed first) or `--champion`, the MLflow registry's (as in `pipeline.commands.analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
@@ -25,8 +25,8 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_agent
-from pipeline.analyse import add_network_arguments, load_network
-from pipeline.cli import entry_point
+from pipeline.commands.analyse import add_network_arguments, load_network
+from pipeline.commands.cli import entry_point
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.nets.evaluator import NetworkEvaluator

@@ -28,8 +28,8 @@ from pipeline.agents import (
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
-from pipeline.arena import GameRecord
-from pipeline.chunks import BackendError, init_worker, play_chunk
+from pipeline.matches.arena import GameRecord
+from pipeline.matches.chunks import BackendError, init_worker, play_chunk
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
@@ -149,7 +149,7 @@ def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: 
 def _ray_backend():
     """Ray is an optional extra, imported only when the params ask for it."""
     try:
-        from pipeline import ray_backend
+        from pipeline.matches import ray_backend
     except ImportError:
         raise BackendError("backend.kind: ray needs Ray: pip install -e '.[ray]'") from None
     return ray_backend

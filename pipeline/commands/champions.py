@@ -3,7 +3,7 @@
 import argparse
 
 from pipeline.champions import names, summary
-from pipeline.cli import entry_point
+from pipeline.commands.cli import entry_point
 
 
 @entry_point

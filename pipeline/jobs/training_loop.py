@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import torch
 
 from pipeline.config import Params
+from pipeline.jobs.replay import empty_samples, windowed
+from pipeline.jobs.selfplay import run_selfplay
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.replay import empty_samples, windowed
-from pipeline.selfplay import run_selfplay
 
 
 @dataclass
@@ -41,7 +41,7 @@ def train_generations(
 ) -> SENet:
     """Train from scratch for `generations`; `on_generation` sees the network after each generation
     and may raise to stop early (a pruned trial)."""
-    from pipeline.train import train_network  # Lightning: imported by the trainers, not by `init`
+    from pipeline.jobs.train import train_network  # Lightning: imported by the trainers, not by `init`
 
     model = initial_network(game, params)
     samples = empty_samples(game)

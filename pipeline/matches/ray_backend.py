@@ -19,7 +19,7 @@ from pathlib import Path
 import ray
 
 import pipeline
-from pipeline.chunks import BackendError, init_worker, play_chunk
+from pipeline.matches.chunks import BackendError, init_worker, play_chunk
 
 RETRIES = 3  # runs of a chunk after its worker died (a system failure), before the stage fails
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 
-from pipeline.arena import play_games
 from pipeline.games import make_game
+from pipeline.matches.arena import play_games
 from pipeline.nets.evaluator import use_device
 from pipeline.threads import use_threads
 

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import GameRecord
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover
+from pipeline.matches.arena import GameRecord
+from pipeline.matches.workers import AgentSpec, Workers, play_match
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, Workers, play_match
 from pipeline.search import SearchConfig
 from pipeline.search.mcts import to_absolute
 

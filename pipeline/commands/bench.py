@@ -21,12 +21,12 @@ import torch
 
 from pipeline.config import TrainParams, parse_params
 from pipeline.games import make_game
+from pipeline.jobs.selfplay import run_selfplay
+from pipeline.jobs.train import train_network
 from pipeline.nets.evaluator import frozen_for_inference
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.selfplay import run_selfplay
 from pipeline.threads import follow_free_cores, use_threads
-from pipeline.train import train_network
 
 # (game, SE blocks, channels): the 4x64 SENet that was the Tic-Tac-Mo default until issue 13 (kept so
 # figures compare across sessions); the 5x64 SENet of issue 3's Connect-4 targets.
@@ -188,7 +188,7 @@ def with_load_figures(quiet: dict, loaded: dict) -> dict:
 
 def solver_figures(data: Path, per_set: int) -> dict[str, dict[str, float]]:
     """Connect-4 solver: mean and max seconds per position on the first `per_set` lines of each set."""
-    from pipeline.connect4_solver import Connect4Solver
+    from pipeline.solvers.connect4 import Connect4Solver
 
     solver = Connect4Solver()
     solver.solve("2252576253462244111563365343671351441")  # compile

@@ -14,7 +14,7 @@ import logging
 import sys
 from pathlib import Path
 
-from pipeline.cli import entry_point
+from pipeline.commands.cli import entry_point
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +44,12 @@ def main(argv):
     args = parser.parse_args(argv)
     # torch and the search stack load only here: the report imports this module for `curve`
     from pipeline.config import BenchmarkParams, load_params
-    from pipeline.connect4_benchmark import positions_dir, resolve_files
-    from pipeline.evaluate import run_benchmark
     from pipeline.games import make_game
+    from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
+    from pipeline.jobs.evaluate import run_benchmark
+    from pipeline.jobs.selfplay import search_config
+    from pipeline.jobs.strength_curve import cumulative_compute, curve
     from pipeline.nets.checkpoint import load_checkpoint
-    from pipeline.selfplay import search_config
-    from pipeline.strength_curve import cumulative_compute, curve
 
     params = load_params(args.run / "params.yaml")
     game = make_game(params.game)
@@ -76,7 +76,7 @@ def main(argv):
         print(json.dumps(row) if args.json else f"gen {row['generation']:3d} {row['simulations'] / 1e6:8.2f}M sims "
               f"{row['hours']:6.2f} h  {row['set']:12s} {row['chooser']:12s} {row['percent']:6.2f}%")  # fmt: skip
     if args.plot:
-        from pipeline.report import curve_section
+        from pipeline.jobs.report import curve_section
 
         curve_section(rows).plots[0].figure.savefig(args.plot, dpi=110, bbox_inches="tight")
 

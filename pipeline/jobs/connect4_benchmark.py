@@ -19,14 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.analyse import read_position, search_positions
-from pipeline.cli import entry_point
-from pipeline.connect4_solver import Connect4Solver
+from pipeline.commands.analyse import read_position, search_positions
+from pipeline.commands.cli import entry_point
 from pipeline.games import IllegalMove, make_game
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.positions import CONNECT4
 from pipeline.search import CachingEvaluator, SearchConfig
+from pipeline.solvers.connect4 import Connect4Solver
 
 # Sets with per-column labels, and Begin-Medium (its chosen moves solve in well under a second).
 # Begin-Hard (Test_L1_R3) takes seconds a move to solve: name it to include it.

@@ -37,21 +37,21 @@ from pathlib import Path
 import numpy as np
 
 from pipeline import champions
-from pipeline.cli import entry_point
 from pipeline.clip import clip
+from pipeline.commands.cli import entry_point
 from pipeline.config import TrackingParams
 from pipeline.games import Game, IllegalMove, make_game
 from pipeline.games.connect import ConnectGame
+from pipeline.jobs.tracking import default_tracking_uri, download_champion
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.search import BatchedSearch, Forest, SearchConfig
 from pipeline.search.gumbel import GumbelSearch
 from pipeline.search.mcts import masked_softmax, to_absolute
-from pipeline.tracking import default_tracking_uri, download_champion
 
 
-# --- the network: a file or the MLflow champion (shared with pipeline.play) ----------------------
+# --- the network: a file or the MLflow champion (shared with pipeline.commands.play) ----------------------
 def add_network_arguments(parser: argparse.ArgumentParser) -> None:
     shipped = ", ".join(champions.names()) or "none yet"
     parser.add_argument(

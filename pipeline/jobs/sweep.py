@@ -38,19 +38,14 @@ import optuna
 from tqdm import tqdm
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
 from pipeline.atomic import write_json
-from pipeline.cli import entry_point
+from pipeline.commands.cli import entry_point
+from pipeline.commands.match import baseline_spec
 from pipeline.config import ConfigError, Params, load_params, parse_params
 from pipeline.games import make_game
-from pipeline.match import baseline_spec
-from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.owners import current as current_owner
-from pipeline.parallel import AgentSpec, Workers, play_match, play_matches
-from pipeline.selfplay import search_config
-from pipeline.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
-from pipeline.threads import use_threads
-from pipeline.tracking import (
+from pipeline.jobs.selfplay import search_config
+from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
+from pipeline.jobs.tracking import (
     child_run,
     download_run_artifact,
     log_to_run,
@@ -58,7 +53,12 @@ from pipeline.tracking import (
     settle_runs,
     sweep_parent_run,
 )
-from pipeline.training_loop import GenerationReport, train_generations
+from pipeline.jobs.training_loop import GenerationReport, train_generations
+from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
+from pipeline.matches.workers import AgentSpec, Workers, play_match, play_matches
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.owners import current as current_owner
+from pipeline.threads import use_threads
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
 RUNNING = (optuna.trial.TrialState.RUNNING,)
@@ -379,7 +379,7 @@ def main(argv):
             run_worker(args.params, url, trials, args.worker)
         else:
             failed = run_workers(args.params, url, trials, args.worker, args.jobs)
-    from pipeline.sweep_report import write_report
+    from pipeline.jobs.sweep_report import write_report
 
     study = open_study(params, open_storage(url))
     out = Path(args.out or Path("sweeps") / params.sweep.study)

@@ -24,13 +24,13 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, score_interval, seat_permutations
-from pipeline.cli import UsageError, entry_point
+from pipeline.commands.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.selfplay import search_config
+from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
+from pipeline.matches.workers import AgentSpec, Workers, play_match
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.parallel import AgentSpec, Workers, play_match
-from pipeline.selfplay import search_config
 
 
 def baseline_spec(text: str, c_uct: float, seed: int) -> AgentSpec | None:

@@ -1,0 +1,1 @@
+"""The command lines, each a module with `main(argv)`."""
