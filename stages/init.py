@@ -7,8 +7,8 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
-from pipeline.jobs.training_loop import initial_network
 from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets.senet import initial_network
 from stages import paths
 
 

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from pipeline.agents import PlayConfig, RandomAgent, uct_agent
+from pipeline.agents.spec import AgentSpec
 from pipeline.games import make_game
 from pipeline.matches.arena import GameRecord, mean_score, mixed_seatings, pairwise_score, play_games, seat_permutations
-from pipeline.matches.workers import AgentSpec, play_match
+from pipeline.matches.workers import play_match
 from pipeline.search import SearchConfig
 
 

@@ -16,7 +16,7 @@ import torch
 
 from pipeline.config import parse_params
 from pipeline.games import make_game
-from pipeline.matches.chunks import BackendError
+from pipeline.matches import BackendError
 from pipeline.matches.workers import Workers
 from pipeline.nets.senet import NetworkShape, SENet
 

@@ -28,136 +28,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-import tempfile
 from itertools import islice
-from pathlib import Path
 
 import numpy as np
 
-from pipeline import champions
 from pipeline.clip import clip
 from pipeline.commands.cli import entry_point
-from pipeline.config import TrackingParams
-from pipeline.games import Game, IllegalMove, make_game
+from pipeline.commands.networks import add_network_arguments, load_network
+from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import ConnectGame
-from pipeline.jobs.tracking import default_tracking_uri, download_champion
-from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+from pipeline.games.moves import read_position
 from pipeline.nets.evaluator import NetworkEvaluator
-from pipeline.nets.senet import SENet
-from pipeline.search import BatchedSearch, Forest, SearchConfig
-from pipeline.search.gumbel import GumbelSearch
-from pipeline.search.mcts import masked_softmax, to_absolute
-
-
-# --- the network: a file or the MLflow champion (shared with pipeline.commands.play) ----------------------
-def add_network_arguments(parser: argparse.ArgumentParser) -> None:
-    shipped = ", ".join(champions.names()) or "none yet"
-    parser.add_argument(
-        "checkpoint",
-        nargs="?",
-        help=f"a checkpoint file, such as models/best/gen_5.ckpt, or a shipped champion's name ({shipped})",
-    )
-    parser.add_argument("--champion", action="store_true", help="the MLflow registry's champion instead of a file")
-    parser.add_argument("--game", help="game spec (default: the game the checkpoint was trained for)")
-    parser.add_argument("--tracking-uri", help="MLflow store of --champion (default: sqlite:///./mlflow.db)")
-    parser.add_argument("--model-name", default=TrackingParams().model_name, help="registered model of --champion")
-
-
-def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, SENet | None]:
-    """The game and the network the arguments name; no network when neither a file nor --champion is given."""
-    if args.checkpoint and args.champion:
-        parser.error("give a CHECKPOINT or --champion, not both")
-    if args.champion:
-        uri = args.tracking_uri or default_tracking_uri()
-        with tempfile.TemporaryDirectory() as directory:
-            return _load(parser, download_champion(uri, args.model_name, Path(directory)), args.game)
-    if args.checkpoint:
-        return _load(parser, champions.resolve(args.checkpoint), args.game)
-    if not args.game:
-        parser.error("give a CHECKPOINT, --champion or --game")
-    return _game(parser, args.game), None
-
-
-def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
-    if spec:
-        game = _game(parser, spec)
-        return game, load_checkpoint(path, game.name)
-    model = load_checkpoint(path)  # one clear line for a missing or foreign file
-    return _game(parser, checkpoint_game(path)), model
-
-
-def _game(parser: argparse.ArgumentParser, spec: str) -> Game:
-    try:
-        return make_game(spec)
-    except ValueError as err:
-        parser.error(str(err))
-
-
-# --- positions ---------------------------------------------------------------------------------
-def move_texts(game: Game, line: str) -> list[str]:
-    """A line's moves: one character a column for drop games (the test sets' notation), else words."""
-    if isinstance(game, ConnectGame) and game.gravity:
-        words = line.split()
-        return list(words[0]) if words else []
-    return [word for word in re.split(r"[\s,]+", line.strip()) if word]
-
-
-def read_position(game: Game, line: str):
-    """The moves (as the game writes them) and the position they reach; IllegalMove if there is none."""
-    state, moves = game.initial_state(), []
-    for text in move_texts(game, line):
-        if game.is_terminal(state):
-            raise IllegalMove(f"the game is over after {len(moves)} moves, before {text!r}")
-        action = game.parse_move(state, text)
-        state, chance = game.step(state, action, np.random.default_rng(0))
-        if chance is not None:
-            raise IllegalMove(f"move {text!r} is decided by chance: {game.name} positions cannot be written as moves")
-        moves.append(game.format_move(action))
-    if game.is_terminal(state):
-        raise IllegalMove("the game is over: nothing to analyse")
-    return moves, state
-
-
-def analyse(game: Game, evaluator, states: list, sims: int, config: SearchConfig | None = None):
-    """Policies over all actions and value vectors in absolute seats, one row per state, in one batch
-    (search with `config`, default settings if None).
-
-    Every tree draws dice inside search from its own generator with one fixed seed, so a line's answer
-    does not depend on the lines searched beside it."""
-    _, policies, values = search_positions(game, evaluator, states, sims, config)
-    return policies, values
-
-
-def search_positions(game: Game, evaluator, states: list, sims: int, config: SearchConfig | None = None):
-    """`analyse` with the move each row's chooser plays: the most probable legal move of the raw
-    policy (`sims` 0), the most visited one (PUCT), or sequential halving's choice (`root: gumbel`,
-    no noise; its policy is the improved policy, whose argmax may differ)."""
-    if sims == 0:
-        logits, values = evaluator.evaluate(states)
-        legal = np.stack([game.legal_mask(s) for s in states])
-        movers = np.array([game.to_play(s) for s in states])
-        policies = masked_softmax(np.asarray(logits, dtype=np.float32), legal)
-        return _argmax_legal(game, states, policies), policies, to_absolute(np.asarray(values), movers)
-    config = config or SearchConfig()
-    # a simulation adds at most two nodes (a chance node and its outcome)
-    forest = Forest(game, 2 * sims + 16, len(states), config.end_value(game), config.max_chance_children)
-    slots = [forest.new_tree(s, np.random.default_rng(0)) for s in states]
-    search = BatchedSearch(game, evaluator, config)
-    if config.root == "gumbel":
-        choices = GumbelSearch(search).run(forest, slots, [sims] * len(slots), [False] * len(slots))
-        moves, policies = [c.action for c in choices], np.stack([c.policy for c in choices])
-    else:
-        search.run(forest, slots, sims)
-        visits = np.stack([forest.root_visits(slot) for slot in slots]).astype(np.float64)
-        policies = visits / visits.sum(axis=1, keepdims=True)
-        moves = _argmax_legal(game, states, policies)
-    return moves, policies, np.stack([forest.root_value(slot) for slot in slots])
-
-
-def _argmax_legal(game: Game, states: list, policies: np.ndarray) -> list[int]:
-    return [max(game.legal_actions(state), key=lambda a: policy[a]) for state, policy in zip(states, policies)]
+from pipeline.search.analysis import analyse
 
 
 def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray, value: np.ndarray, sims: int):

@@ -13,7 +13,7 @@ from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
 from pipeline.jobs.replay import DataError
 from pipeline.jobs.tracking import TrackingError
-from pipeline.matches.chunks import BackendError
+from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError
 from pipeline.nets.evaluator import use_device
 from pipeline.threads import use_threads

@@ -25,8 +25,8 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_agent
-from pipeline.commands.analyse import add_network_arguments, load_network
 from pipeline.commands.cli import entry_point
+from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.nets.evaluator import NetworkEvaluator

@@ -16,10 +16,11 @@ from tqdm import tqdm
 
 from pipeline.agents import PlayConfig
 from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
+from pipeline.agents.recipes import search_config
+from pipeline.agents.spec import AgentSpec
 from pipeline.config import BenchmarkParams, Params
 from pipeline.games.pig import PigGame
 from pipeline.jobs.connect4_benchmark import mistake_rates, positions_dir, resolve_files
-from pipeline.jobs.selfplay import search_config
 from pipeline.jobs.strength_curve import cached_score
 from pipeline.matches.arena import (
     GameRecord,
@@ -32,7 +33,7 @@ from pipeline.matches.arena import (
 )
 from pipeline.matches.cache import MatchCache
 from pipeline.matches.ratings import fit_bradley_terry, pairwise_results
-from pipeline.matches.workers import AgentSpec, Workers, play_matches
+from pipeline.matches.workers import Workers, play_matches
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet

@@ -12,12 +12,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import torch
-
 from pipeline.config import Params
 from pipeline.jobs.replay import empty_samples, windowed
 from pipeline.jobs.selfplay import run_selfplay
-from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.nets.senet import SENet, initial_network
 
 
 @dataclass
@@ -28,12 +26,6 @@ class GenerationReport:
     policy_loss: float
     value_loss: float
     games_per_s: float
-
-
-def initial_network(game, params: Params) -> SENet:
-    """The random generation-0 network, as the `init` stage makes it."""
-    torch.manual_seed(params.seed)
-    return SENet(NetworkShape.for_game(game, **params.network.model_dump()))
 
 
 def train_generations(
