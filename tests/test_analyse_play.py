@@ -1,4 +1,4 @@
-"""`pipeline.commands.analyse` and `pipeline.commands.play` on tiny random networks: positions in each game's notation,
+"""`python -m pipeline analyse` and `play` on tiny random networks: positions in each game's notation,
 bad lines reported by number, a human game fed through standard input, and the MLflow champion."""
 
 import io

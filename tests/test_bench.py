@@ -1,4 +1,4 @@
-"""`pipeline.commands.bench` on tiny budgets: every figure is printed once."""
+"""`python -m pipeline bench` on tiny budgets: every figure is printed once."""
 
 from pipeline.commands import bench
 

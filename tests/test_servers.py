@@ -19,7 +19,7 @@ from pipeline.config import load_params
 from pipeline.jobs.sweep import open_study
 from pipeline.jobs.sweep_storage import open_storage
 
-SWEEP = [sys.executable, "-m", "pipeline.commands.sweep"]
+SWEEP = [sys.executable, "-m", "pipeline", "sweep"]
 
 
 def environment(**variables) -> dict:

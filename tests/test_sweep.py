@@ -225,7 +225,7 @@ def test_two_worker_processes_share_one_journal_storage(tmp_path):
     params_path = tiny_params(tmp_path, trials=4, generations=1)
     storage = f"journal:{tmp_path / 'journal.log'}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "pipeline.commands.sweep", "--params", str(params_path), "--storage", storage]
+    command = [sys.executable, "-m", "pipeline", "sweep", "--params", str(params_path), "--storage", storage]
     workers = [
         subprocess.Popen([*command, "--worker", str(i)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
         for i in range(2)
@@ -274,18 +274,9 @@ def storage_url(tmp_path: Path, kind: str) -> str:
 
 
 def start_sweep(params_path: Path, storage: str, *args: str) -> subprocess.Popen:
-    """`python -m pipeline.sweep` as a user starts it, in its own process."""
+    """`python -m pipeline sweep` as a user starts it, in its own process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    command = [
-        sys.executable,
-        "-m",
-        "pipeline.commands.sweep",
-        "--params",
-        str(params_path),
-        "--storage",
-        storage,
-        *args,
-    ]
+    command = [sys.executable, "-m", "pipeline", "sweep", "--params", str(params_path), "--storage", storage, *args]
     return subprocess.Popen(command, cwd=params_path.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

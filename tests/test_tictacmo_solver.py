@@ -1,6 +1,6 @@
 """The Tic-Tac-Mo max^n solver against a plain-Python max^n over the game's own rules.
 
-The full solve (about 10 s) is left to `python -m pipeline.solve tictacmo`; these check positions
+The full solve (about 10 s) is left to `python -m pipeline solve tictacmo`; these check positions
 with up to seven empty cells, where brute force is quick, and a few hand-made ones.
 """
 

@@ -1,4 +1,4 @@
-"""What a network thinks of positions: `python -m pipeline.analyse [CHECKPOINT | NAME | --champion] < positions`.
+"""What a network thinks of positions: `python -m pipeline analyse [CHECKPOINT | NAME | --champion] < positions`.
 
 One position a line on standard input, written as the moves played from the start in the game's own
 notation: for drop games (connect4, connect3x3) a string of 1-based columns as in the standard Connect-4
@@ -18,7 +18,7 @@ chance cannot be written as move lists) gets one error line on standard error na
 the next line goes on; the exit status is 1 if any line was bad, so scripts notice.
 
 The network is a checkpoint file, the NAME of a champion shipped with the package (`tictacmo`,
-`connect4`, ...: `python -m pipeline.champions` lists them; a file of that name wins) or, with
+`connect4`, ...: `python -m pipeline champions` lists them; a file of that name wins) or, with
 `--champion`, the version of the MLflow registered model that holds the `champion` alias (as the
 pipeline's gate moves it); the game is the checkpoint's own unless `--game` names it (and then must
 match).
@@ -67,7 +67,7 @@ def as_text(game: Game, result: dict) -> str:
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.analyse", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline analyse", description=__doc__.splitlines()[0])
     add_network_arguments(parser)
     parser.add_argument("--sims", type=int, default=0, help="search simulations per position; 0 = the raw network")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")

@@ -1,6 +1,6 @@
 """Throughput benchmarks: the network alone, search with the network, self-play, and training.
 
-`python -m pipeline.bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
+`python -m pipeline bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
 under a minute; `--backend ray` plays the self-play figures on a local Ray; `--load` measures
 everything again beside one busy process (the `*_under_load` figures). Threads follow the free cores
 (pipeline/threads.py) unless `--threads` fixes them.
@@ -218,7 +218,7 @@ def _table(figures: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")

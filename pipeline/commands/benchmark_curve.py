@@ -37,7 +37,7 @@ def _read_json(path: Path) -> dict:
 @entry_point
 def main(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m pipeline.benchmark_curve",
+        prog="python -m pipeline benchmark_curve",
         description="Connect-4 mistakes of every generation of a run folder, against the compute spent.",
     )
     parser.add_argument(

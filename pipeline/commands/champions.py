@@ -1,4 +1,4 @@
-"""`python -m pipeline.champions`: the shipped champions, one line each, from their cards."""
+"""`python -m pipeline champions`: the shipped champions, one line each, from their cards."""
 
 import argparse
 
@@ -8,7 +8,7 @@ from pipeline.commands.cli import entry_point
 
 @entry_point
 def main(argv):
-    argparse.ArgumentParser(prog="python -m pipeline.champions", description=__doc__.splitlines()[0]).parse_args(argv)
+    argparse.ArgumentParser(prog="python -m pipeline champions", description=__doc__.splitlines()[0]).parse_args(argv)
     for name in names():
         print(summary(name))
     if not names():

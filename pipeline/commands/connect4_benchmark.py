@@ -26,7 +26,7 @@ from pipeline.search import CachingEvaluator, SearchConfig
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.connect4_benchmark", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline connect4_benchmark", description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint")
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
     parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")

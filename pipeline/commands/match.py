@@ -1,6 +1,6 @@
-"""Head-to-head: `python -m pipeline.match A.ckpt B` where B is a checkpoint or a baseline.
+"""Head-to-head: `python -m pipeline match A.ckpt B` where B is a checkpoint or a baseline.
 
-A and B may name shipped champions (`tictacmo`: `python -m pipeline.champions` lists them; a file of
+A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
 that name wins); the game is `params.yaml`'s, so a champion of another game needs `--params`.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
@@ -36,7 +36,7 @@ from pipeline.nets.checkpoint import load_checkpoint
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.match", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline match", description=__doc__.splitlines()[0])
     parser.add_argument("first")
     parser.add_argument("second")
     parser.add_argument("--games-per-seating", type=int, default=20)

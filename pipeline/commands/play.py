@@ -1,7 +1,7 @@
-"""Play against the champion in the terminal: `python -m pipeline.play [CHECKPOINT | NAME | --champion] [--seats ...]`.
+"""Play against the champion in the terminal: `python -m pipeline play [CHECKPOINT | NAME | --champion] [--seats ...]`.
 
-The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline.play connect4`; the
-card's summary is printed first) or `--champion`, the MLflow registry's (as in `pipeline.commands.analyse`).
+The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline play connect4`; the
+card's summary is printed first) or `--champion`, the MLflow registry's (as in `analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
@@ -136,7 +136,7 @@ def result_line(game: Game, agents: list[Agent], scores: np.ndarray) -> str:
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.play", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline play", description=__doc__.splitlines()[0])
     add_network_arguments(parser)
     parser.add_argument("--seats", help="who sits where, e.g. human,az or az,human,uct:500 (default human,az,...)")
     parser.add_argument("--sims", type=int, default=50, help="search budget of az and uct seats without their own")

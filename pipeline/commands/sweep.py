@@ -34,7 +34,7 @@ from pipeline.jobs.tracking import log_to_run
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.sweep", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline sweep", description=__doc__.splitlines()[0])
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument(
         "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
