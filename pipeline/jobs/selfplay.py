@@ -18,12 +18,11 @@ from pipeline.agents import PlayConfig
 from pipeline.agents.recipes import search_config
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.games.base import rotate_to_mover
+from pipeline.games.base import rotate_to_mover, to_absolute
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.search.mcts import to_absolute
 
 
 @dataclass

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.games import Game
+from pipeline.games.base import to_absolute
 from pipeline.search.forest import Forest
 from pipeline.search.gumbel import GumbelSearch
-from pipeline.search.mcts import BatchedSearch, SearchConfig, masked_softmax, to_absolute
+from pipeline.search.mcts import BatchedSearch, SearchConfig, masked_softmax
 
 
 def analyse(game: Game, evaluator, states: list, sims: int, config: SearchConfig | None = None):
