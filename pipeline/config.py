@@ -208,7 +208,7 @@ def _default_space() -> dict[str, SweepDimension]:
 
 
 class SweepParams(Section):
-    """`python -m pipeline.sweep`: an Optuna study over `space` (dotted params paths)."""
+    """`python -m pipeline sweep`: an Optuna study over `space` (dotted params paths)."""
 
     study: str = "alphazero-sweep"
     storage: str | None = Field(None, description="None: sqlite:///<project root>/sweep.db")

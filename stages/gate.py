@@ -5,12 +5,12 @@ import shutil
 import sys
 
 from pipeline.atomic import atomic_path, remove_leftovers, write_json
-from pipeline.cli import entry_point, use_params_machine
+from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
-from pipeline.gate import run_gate
+from pipeline.jobs.gate import run_gate
+from pipeline.jobs.tracking import stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.tracking import stage_run, warm_up
 from stages import paths
 
 

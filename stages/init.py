@@ -2,13 +2,13 @@
 buffer, and the MLflow parent run of this lineage."""
 
 from pipeline.atomic import remove_leftovers
-from pipeline.cli import entry_point, use_params_machine
+from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.replay import empty_samples, save_samples
+from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
 from pipeline.nets.checkpoint import save_checkpoint
-from pipeline.replay import empty_samples, save_samples
-from pipeline.tracking import RUN_FILE, start_pipeline_run, warm_up
-from pipeline.training_loop import initial_network
+from pipeline.nets.senet import initial_network
 from stages import paths
 
 

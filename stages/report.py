@@ -6,10 +6,10 @@ for `dvc metrics show`."""
 import json
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.cli import entry_point
+from pipeline.commands.cli import entry_point
 from pipeline.config import load_params
-from pipeline.report import summary_metrics, write_report
-from pipeline.tracking import stage_run, warm_up
+from pipeline.jobs.report import summary_metrics, write_report
+from pipeline.jobs.tracking import stage_run, warm_up
 from stages import paths
 
 

@@ -3,13 +3,13 @@
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.cli import entry_point, use_params_machine
+from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.replay import save_samples
+from pipeline.jobs.selfplay import run_selfplay
+from pipeline.jobs.tracking import stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.replay import save_samples
-from pipeline.selfplay import run_selfplay
-from pipeline.tracking import stage_run, warm_up
 from stages import paths
 
 

@@ -4,13 +4,13 @@ self-play samples; write the new candidate and the updated replay buffer."""
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.cli import entry_point, use_params_machine
+from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.replay import load_samples, save_samples, windowed
+from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.replay import load_samples, save_samples, windowed
-from pipeline.tracking import stage_run, warm_up
-from pipeline.train import train_network
 from stages import paths
 
 

@@ -33,9 +33,10 @@ def _tree(path: Path) -> ast.Module:
 
 
 @cache
-def imports_of(path: Path) -> frozenset[Path]:
-    """The project files `path` imports, wherever in it the import stands."""
-    found = set()
+def import_lines(path: Path) -> dict[Path, int]:
+    """The project files `path` imports, wherever in it the import stands, each with the line of its
+    first import."""
+    found: dict[Path, int] = {}
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
     for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
@@ -53,8 +54,13 @@ def imports_of(path: Path) -> frozenset[Path]:
             for i in range(1, len(parts) + 1):  # importing a.b.c runs a and a.b first
                 file = module_file(".".join(parts[:i]))
                 if file is not None and file != path:
-                    found.add(file)
-    return frozenset(found)
+                    found[file] = min(found.get(file, node.lineno), node.lineno)
+    return found
+
+
+def imports_of(path: Path) -> frozenset[Path]:
+    """The project files `path` imports, wherever in it the import stands."""
+    return frozenset(import_lines(path))
 
 
 def closure(start: Path) -> set[Path]:

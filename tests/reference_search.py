@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from pipeline.games.base import rotate_to_absolute
+from pipeline.games.base import to_absolute
 from pipeline.search.mcts import SearchConfig, masked_softmax
 
 
@@ -54,7 +54,7 @@ def reference_search(game, evaluator, state, simulations: int, config: SearchCon
     def evaluate(node: Node) -> np.ndarray:
         logits, values = evaluator.evaluate([node.state])
         node.priors = masked_softmax(np.asarray(logits, dtype=np.float32), node.legal[None])[0]
-        return rotate_to_absolute(np.asarray(values[0], dtype=np.float64), node.player)
+        return to_absolute(np.asarray(values)[:1], np.array([node.player]))[0]
 
     root = Node(game, state)
     evaluate(root)

@@ -4,8 +4,8 @@ game's rng, so a seed replays a match and different games differ; it refuses wha
 import pytest
 
 from pipeline.agents.alphabeta import AlphaBetaAgent
-from pipeline.arena import play_games
 from pipeline.games import make_game
+from pipeline.matches.arena import play_games
 
 GAME = make_game("connect4")
 

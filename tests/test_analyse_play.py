@@ -1,4 +1,4 @@
-"""`pipeline.analyse` and `pipeline.play` on tiny random networks: positions in each game's notation,
+"""`python -m pipeline analyse` and `play` on tiny random networks: positions in each game's notation,
 bad lines reported by number, a human game fed through standard input, and the MLflow champion."""
 
 import io
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline import analyse, play
+from pipeline.commands import analyse, play
 from pipeline.config import parse_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import save_checkpoint
@@ -109,7 +109,7 @@ def test_play_refuses_bad_seats_and_short_input(monkeypatch, capsys):
 
 
 def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
-    from pipeline.tracking import stage_run, start_pipeline_run
+    from pipeline.jobs.tracking import stage_run, start_pipeline_run
 
     monkeypatch.chdir(tmp_path)  # the default store is ./mlflow.db, artifacts go under ./mlruns
     store = {"tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}"}

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from pipeline.agents import PlayConfig, RandomAgent, uct_agent
-from pipeline.arena import GameRecord, mean_score, mixed_seatings, pairwise_score, play_games, seat_permutations
+from pipeline.agents.spec import AgentSpec
 from pipeline.games import make_game
-from pipeline.parallel import AgentSpec, play_match
+from pipeline.matches.arena import GameRecord, mean_score, mixed_seatings, pairwise_score, play_games, seat_permutations
+from pipeline.matches.workers import play_match
 from pipeline.search import SearchConfig
 
 
@@ -73,7 +74,7 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
     import torch
     import yaml
 
-    from pipeline.match import main
+    from pipeline.commands.match import main
     from pipeline.nets.checkpoint import save_checkpoint
     from pipeline.nets.senet import NetworkShape, SENet
 
@@ -112,7 +113,7 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
 def test_match_command_refuses_bad_opponents_and_budgets_in_one_line(tmp_path, capsys, argv, message):
     import yaml
 
-    from pipeline.match import main
+    from pipeline.commands.match import main
     from pipeline.nets.checkpoint import save_checkpoint
     from pipeline.nets.senet import NetworkShape, SENet
 
@@ -133,7 +134,7 @@ def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, caps
 
     import yaml
 
-    from pipeline.match import main
+    from pipeline.commands.match import main
 
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump({"game": "tictacmo", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))

@@ -1,6 +1,6 @@
-"""`pipeline.bench` on tiny budgets: every figure is printed once."""
+"""`python -m pipeline bench` on tiny budgets: every figure is printed once."""
 
-from pipeline import bench
+from pipeline.commands import bench
 
 
 def test_each_figure_is_one_row():

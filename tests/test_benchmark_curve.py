@@ -8,10 +8,10 @@ import pytest
 from test_evaluate import networks, tiny_params
 from test_report import GATE, SELFPLAY, TRAIN
 
-from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
-from pipeline.report import write_report
-from pipeline.strength_curve import cumulative_compute, curve
+from pipeline.jobs.evaluate import run_evaluation
+from pipeline.jobs.report import write_report
+from pipeline.jobs.strength_curve import cumulative_compute, curve
 
 
 def test_compute_adds_up_per_generation_and_estimates_old_runs():
@@ -71,7 +71,7 @@ def test_the_command_draws_a_run_folders_curve(tmp_path, capsys):
     import torch
     import yaml
 
-    from pipeline.benchmark_curve import main
+    from pipeline.commands.benchmark_curve import main
     from pipeline.nets.checkpoint import save_checkpoint
     from pipeline.nets.senet import NetworkShape, SENet
 

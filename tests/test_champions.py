@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import analyse, champions, match, play
+from pipeline import champions
+from pipeline.commands import analyse, match, play
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
@@ -19,11 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = champions.names()
 
 
-def command(module: str, *argv: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess:
-    """`python -m module argv` as a user runs it, from a folder of their own, this checkout's code."""
+def command(name: str, *argv: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`python -m pipeline name argv` as a user runs it, from a folder of their own, this checkout's code."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", module, *argv], input=stdin, capture_output=True, text=True, cwd=cwd, env=env
+        [sys.executable, "-m", "pipeline", name, *argv], input=stdin, capture_output=True, text=True, cwd=cwd, env=env
     )
 
 
@@ -52,7 +53,7 @@ def test_the_card_describes_the_checkpoint(name):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_analyse_answers_a_position_by_name(name, tmp_path):
-    done = command("pipeline.analyse", name, "--json", stdin="\n", cwd=tmp_path)
+    done = command("analyse", name, "--json", stdin="\n", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     [result] = [json.loads(line) for line in done.stdout.splitlines()]
     assert result["line"] == 1 and result["moves"] == [] and result["move"] in result["policy"]
@@ -64,7 +65,7 @@ def test_a_person_plays_a_game_to_its_end_by_name(name, tmp_path):
     game = make_game(champions.card(name)["game"])
     legal = game.legal_actions(game.initial_state())  # every cell or column, typed in turn until the end
     moves = "".join(f"{game.format_move(action)}\n" for action in legal) * 20
-    done = command("pipeline.play", name, "--sims", "8", stdin=moves, cwd=tmp_path)
+    done = command("play", name, "--sims", "8", stdin=moves, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
     assert lines[0] == champions.summary(name)

@@ -7,8 +7,9 @@ import json
 import pytest
 import torch
 
-from pipeline.connect4_benchmark import main, mistake_rates
+from pipeline.commands.connect4_benchmark import main
 from pipeline.games import make_game
+from pipeline.jobs.connect4_benchmark import mistake_rates
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet

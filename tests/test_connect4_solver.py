@@ -4,9 +4,9 @@ import io
 
 import pytest
 
-from pipeline.connect4_solver import Connect4Solver
+from pipeline.commands.solve import main, solve_connect4_lines
 from pipeline.positions import CONNECT4
-from pipeline.solve import main, solve_connect4_lines
+from pipeline.solvers.connect4 import Connect4Solver
 
 DATA = CONNECT4
 

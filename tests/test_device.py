@@ -7,9 +7,9 @@ import torch
 
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
+from pipeline.jobs.train import train_network
 from pipeline.nets.evaluator import NetworkEvaluator, use_device
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.train import train_network
 
 GPU = torch.cuda.is_available()
 

@@ -4,8 +4,8 @@ from the cache (an interrupted or extended evaluation replays none), ratings cov
 import torch
 
 from pipeline.config import parse_params
-from pipeline.evaluate import run_evaluation
 from pipeline.games import make_game
+from pipeline.jobs.evaluate import run_evaluation
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.positions import CONNECT4
 

@@ -7,13 +7,14 @@ import pytest
 import torch
 
 from pipeline.agents import PlayConfig, SearchAgent
+from pipeline.agents.recipes import search_config
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
+from pipeline.jobs.selfplay import run_selfplay
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
 from pipeline.search.gumbel import GumbelSearch, halving_phases
-from pipeline.selfplay import run_selfplay, search_config
 
 
 def play(game, moves):

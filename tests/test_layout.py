@@ -1,53 +1,113 @@
-"""The import graph has no cycle but the one issue 15 still has to take apart, and each DVC stage
-declares every project module it runs, so a change re-runs the stages that depend on it."""
+"""The house of floors (README, "Layout"): no import cycle, no module importing a higher floor, and
+nothing in the library importing the command lines; the floors written here are the README's."""
 
+import re
 from pathlib import Path
 
-import yaml
-from import_graph import ROOT, closure, find_cycle, imports_of, project_files
+from import_graph import ROOT, find_cycle, import_lines, project_files
 
-# Known and named by issue 15 (the sweep's command and library share one module): remove when mended.
-KNOWN_CYCLES = [{"pipeline/sweep.py", "pipeline/sweep_report.py"}]
+# Floor of each folder or root module, as README's layout table writes them. A module imports from
+# its own folder (or itself) and from lower floors only.
+FLOORS = {
+    "pipeline/__init__.py": 0,  # the package itself: its docstring
+    "pipeline/atomic.py": 0,
+    "pipeline/clip.py": 0,
+    "pipeline/credentials.py": 0,
+    "pipeline/owners.py": 0,
+    "pipeline/threads.py": 0,
+    "pipeline/positions": 0,
+    "pipeline/games": 1,
+    "pipeline/config.py": 1,
+    "pipeline/search": 2,
+    "pipeline/nets": 2,
+    "pipeline/solvers": 2,
+    "pipeline/champions": 2,
+    "pipeline/agents": 3,
+    "pipeline/matches": 4,
+    "pipeline/jobs": 5,
+    "pipeline/commands": 6,
+    "pipeline/__main__.py": 6,
+    "stages": 6,
+}
+# Imports across one floor, each with its reason (README, "Layout").
+SIDEWAYS = {
+    ("pipeline/config.py", "pipeline/games"): "the params schema checks game names and value schemes",
+    ("pipeline/champions", "pipeline/nets"): "a missing or damaged champion is the checkpoints' CheckpointError",
+    ("pipeline/__main__.py", "pipeline/commands"): "`python -m pipeline <command>` runs the command",
+    ("stages", "pipeline/commands"): "the stages report errors and set threads as the commands do (cli.py)",
+}
+COMMANDS = "pipeline/commands"
+ENTRY_POINTS = ("pipeline/__main__.py", "stages")  # besides the commands, the only importers of COMMANDS
 
 
 def relative(path: Path) -> str:
-    return str(path.relative_to(ROOT))
+    return path.relative_to(ROOT).as_posix()
 
 
-def test_no_import_cycle_beyond_the_known_one():
-    cycles = []
-    known = [set(c) for c in KNOWN_CYCLES]
-    remaining = {p: imports_of(p) for p in project_files()}
-    while (cycle := find_cycle_in(remaining)) is not None:
-        names = {relative(p) for p in cycle}
-        assert names in known, "import cycle: " + " -> ".join(relative(p) for p in cycle)
-        cycles.append(names)
-        first, second = cycle[0], cycle[1]
-        remaining[first] = remaining[first] - {second}  # cut it, look for another
-    assert cycles == known or not KNOWN_CYCLES, "a known cycle is gone: remove it from KNOWN_CYCLES"
+def room(path: Path) -> str:
+    """The FLOORS entry `path` belongs to: its root module or the folder it lies in."""
+    name = relative(path)
+    rooms = [key for key in FLOORS if name == key or name.startswith(key + "/")]
+    assert rooms, f"{name} has no floor: add it (its folder or the module) to FLOORS and to README's layout table"
+    return max(rooms, key=len)
 
 
-def find_cycle_in(graph: dict) -> list | None:
-    return find_cycle(lambda path: graph.get(path, frozenset()))
+def imports() -> list[tuple[str, int, str]]:
+    """(importer, line, imported) for every project import, as paths from the project root."""
+    return [
+        (relative(path), line, relative(target))
+        for path in project_files()
+        for target, line in sorted(import_lines(path).items())
+    ]
 
 
-def stage_deps() -> dict[str, list[str]]:
-    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
-    return {name: (stage.get("do") or stage)["deps"] for name, stage in stages.items()}
+def test_no_import_cycle():
+    cycle = find_cycle()
+    assert cycle is None, "import cycle: " + " -> ".join(relative(p) for p in cycle)
 
 
-def test_every_stage_declares_the_project_modules_it_imports():
-    gaps = {}
-    for stage, deps in stage_deps().items():
-        declared = [d for d in deps if d.startswith(("pipeline", "stages"))]
-        used = closure(ROOT / "stages" / f"{stage}.py")
-        missing = sorted(
-            relative(p)
-            for p in used
-            if not any(relative(p) == d or relative(p).startswith(d.rstrip("/") + "/") for d in declared)
+def test_every_module_has_a_floor():
+    for path in project_files():
+        room(path)
+
+
+def test_no_module_imports_a_higher_floor_or_sideways():
+    wrong = []
+    for importer, line, imported in imports():
+        here, there = room(ROOT / importer), room(ROOT / imported)
+        if here == there or FLOORS[there] < FLOORS[here] or (here, there) in SIDEWAYS:
+            continue
+        direction = "a higher floor" if FLOORS[there] > FLOORS[here] else "sideways"
+        wrong.append(
+            f"{importer}:{line} (floor {FLOORS[here]}) imports {imported} (floor {FLOORS[there]}): {direction}"
         )
-        if missing:
-            gaps[stage] = missing
-    assert not gaps, "dvc.yaml deps miss what the stage imports: " + "; ".join(
-        f"{s}: {', '.join(m)}" for s, m in gaps.items()
-    )
+    assert not wrong, "imports against the floors:\n" + "\n".join(wrong)
+
+
+def test_nothing_in_the_library_imports_the_command_lines():
+    wrong = [
+        f"{importer}:{line} imports {imported}"
+        for importer, line, imported in imports()
+        if imported.startswith(COMMANDS + "/")
+        and not importer.startswith(COMMANDS + "/")
+        and not any(importer == e or importer.startswith(e + "/") for e in ENTRY_POINTS)
+    ]
+    assert not wrong, "the library imports a command line:\n" + "\n".join(wrong)
+
+
+def test_the_floors_are_the_readmes():
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("## Layout") :].split("\n\n")[2]
+    written = {}
+    for row in table.splitlines()[2:]:
+        floor, where = [cell.strip() for cell in row.strip("|").split("|")][:2]
+        for path in re.findall(r"`([^`]+)`", where):
+            if floor:
+                written[path.rstrip("/")] = int(floor)
+    floors = {path: floor for path, floor in FLOORS.items() if path != "pipeline/__init__.py"}
+    differ = [
+        f"{path}: README floor {written.get(path, '-')}, FLOORS {floors.get(path, '-')}"
+        for path in sorted(written.keys() | floors.keys())
+        if written.get(path) != floors.get(path)
+    ]
+    assert not differ, "README's layout table and FLOORS differ:\n" + "\n".join(differ)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from pipeline.agents import RandomAgent
-from pipeline.arena import GameRecord, mixed_seatings, play_games
 from pipeline.games import make_game
-from pipeline.match_cache import MatchCache
-from pipeline.ratings import fit_bradley_terry, pairwise_results
+from pipeline.matches.arena import GameRecord, mixed_seatings, play_games
+from pipeline.matches.cache import MatchCache
+from pipeline.matches.ratings import fit_bradley_terry, pairwise_results
 
 PARTS = {
     "game": "tictacmo",

@@ -9,10 +9,10 @@ import torch
 
 from pipeline.config import TrainParams
 from pipeline.games import make_game
+from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pipeline.nets.module import alphazero_losses
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.train import train_network
 
 
 def small_net(game, blocks=1, channels=16):

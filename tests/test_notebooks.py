@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.config import parse_params
-from pipeline.tracking import stage_run, start_pipeline_run
+from pipeline.jobs.tracking import stage_run, start_pipeline_run
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")

@@ -5,10 +5,10 @@ import random
 import numpy as np
 import pytest
 
+from pipeline.commands.solve import main
 from pipeline.games import IllegalMove
 from pipeline.games.pig import HOLD, ROLL, PigGame
-from pipeline.pig_solver import hold_thresholds, solve_pig
-from pipeline.solve import main
+from pipeline.solvers.pig import hold_thresholds, solve_pig
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -7,7 +7,7 @@ import torch
 from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
 from pipeline.games.pig import ROLL, PigGame, PigState
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.pig_solver import match_win_probability, solve_pig
+from pipeline.solvers.pig import match_win_probability, solve_pig
 
 
 def test_optimal_against_itself_is_the_solved_value():

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from pipeline.arena import GameRecord
-from pipeline.ratings import RatingsError, fit_bradley_terry, pairwise_results
+from pipeline.matches.arena import GameRecord
+from pipeline.matches.ratings import RatingsError, fit_bradley_terry, pairwise_results
 
 
 def _results(counts: dict[tuple[str, str], tuple[int, int, int]]):

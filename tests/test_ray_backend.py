@@ -14,18 +14,18 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.chunks import BackendError
 from pipeline.config import parse_params
 from pipeline.games import make_game
+from pipeline.matches import BackendError
+from pipeline.matches.workers import Workers
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.parallel import Workers
 
 if os.environ.get("CI"):  # CI installs the test extra, which has Ray: never skip there
     import ray
 else:
     ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[ray]'")
 
-from pipeline.selfplay import run_selfplay  # noqa: E402
+from pipeline.jobs.selfplay import run_selfplay  # noqa: E402
 
 TASK_TITLE = b"ray::_chunk_task"  # a Ray worker's process title while it runs a chunk
 

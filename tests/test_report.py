@@ -3,7 +3,7 @@ the experiments that ran, and a few headline metrics."""
 
 import re
 
-from pipeline.report import champion_generation, summary_metrics, write_report
+from pipeline.jobs.report import champion_generation, summary_metrics, write_report
 
 SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
 TRAIN = [

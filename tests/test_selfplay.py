@@ -4,15 +4,15 @@ import numpy as np
 import pytest
 import torch
 
-import pipeline.selfplay as selfplay
+import pipeline.jobs.selfplay as selfplay
 from pipeline.agents import GreedyValueAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
+from pipeline.jobs.selfplay import run_selfplay, td_lambda_returns
+from pipeline.matches.workers import play_match
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.parallel import play_match
 from pipeline.search import UniformEvaluator
-from pipeline.selfplay import run_selfplay, td_lambda_returns
 
 
 def tiny(game_name="tictacmo", **selfplay):

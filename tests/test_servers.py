@@ -16,10 +16,10 @@ from test_pipeline import ROOT, TINY
 from test_sweep import tiny_params
 
 from pipeline.config import load_params
-from pipeline.sweep import open_study
-from pipeline.sweep_storage import open_storage
+from pipeline.jobs.sweep import open_study
+from pipeline.jobs.sweep_storage import open_storage
 
-SWEEP = [sys.executable, "-m", "pipeline.sweep"]
+SWEEP = [sys.executable, "-m", "pipeline", "sweep"]
 
 
 def environment(**variables) -> dict:

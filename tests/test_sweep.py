@@ -15,10 +15,10 @@ import yaml
 from mlflow import MlflowClient
 from tqdm import tqdm
 
-from pipeline import sweep as sweep_module
-from pipeline import sweep_storage
+from pipeline.commands import sweep as sweep_command
 from pipeline.config import ConfigError, load_params, parse_params
-from pipeline.sweep import (
+from pipeline.jobs import sweep_storage
+from pipeline.jobs.sweep import (
     BASELINE,
     Objective,
     best_trial,
@@ -32,9 +32,9 @@ from pipeline.sweep import (
     versus_baseline,
     with_overrides,
 )
-from pipeline.sweep_report import write_best_params, write_report
-from pipeline.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage
-from pipeline.tracking import tracking_uri
+from pipeline.jobs.sweep_report import write_best_params, write_report
+from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage
+from pipeline.jobs.tracking import tracking_uri
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNING, FAIL = optuna.trial.TrialState.RUNNING, optuna.trial.TrialState.FAIL
@@ -225,7 +225,7 @@ def test_two_worker_processes_share_one_journal_storage(tmp_path):
     params_path = tiny_params(tmp_path, trials=4, generations=1)
     storage = f"journal:{tmp_path / 'journal.log'}"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    command = [sys.executable, "-m", "pipeline.sweep", "--params", str(params_path), "--storage", storage]
+    command = [sys.executable, "-m", "pipeline", "sweep", "--params", str(params_path), "--storage", storage]
     workers = [
         subprocess.Popen([*command, "--worker", str(i)], cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
         for i in range(2)
@@ -274,9 +274,9 @@ def storage_url(tmp_path: Path, kind: str) -> str:
 
 
 def start_sweep(params_path: Path, storage: str, *args: str) -> subprocess.Popen:
-    """`python -m pipeline.sweep` as a user starts it, in its own process."""
+    """`python -m pipeline sweep` as a user starts it, in its own process."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "pipeline.sweep", "--params", str(params_path), "--storage", storage, *args]
+    command = [sys.executable, "-m", "pipeline", "sweep", "--params", str(params_path), "--storage", storage, *args]
     return subprocess.Popen(command, cwd=params_path.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -340,7 +340,7 @@ def test_jobs_on_a_new_sqlite_database_finish_the_study_when_one_is_killed_and_n
 
 RACE = """
 import pathlib, sys, time
-from pipeline.sweep_storage import open_storage
+from pipeline.jobs.sweep_storage import open_storage
 print("ready", flush=True)
 while not pathlib.Path(sys.argv[2]).exists():
     time.sleep(0.001)
@@ -422,7 +422,7 @@ def test_passwords_are_masked_in_logged_params_best_params_and_error_lines(tmp_p
     assert "s3cret" not in best and "sweeper:***@127.0.0.1" in best
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_:
-        sweep_module.main(["--params", str(params_path)])  # no psycopg here, or no server there
+        sweep_command.main(["--params", str(params_path)])  # no psycopg here, or no server there
     lines = capsys.readouterr().err.strip().splitlines()
     assert exit_.value.code == 1 and len(lines) == 1 and "s3cret" not in lines[0]
     assert lines[0].startswith("error: storage postgresql://sweeper:***@127.0.0.1:9/optuna: ")

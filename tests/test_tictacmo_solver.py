@@ -1,6 +1,6 @@
 """The Tic-Tac-Mo max^n solver against a plain-Python max^n over the game's own rules.
 
-The full solve (about 10 s) is left to `python -m pipeline.solve tictacmo`; these check positions
+The full solve (about 10 s) is left to `python -m pipeline solve tictacmo`; these check positions
 with up to seven empty cells, where brute force is quick, and a few hand-made ones.
 """
 
@@ -9,9 +9,9 @@ import random
 import numpy as np
 import pytest
 
+from pipeline.commands.solve import main as solve_main
 from pipeline.games import make_game
-from pipeline.solve import main as solve_main
-from pipeline.tictacmo_solver import LINES, TIE_BREAKS, TRANSFORMS, TicTacMoSolver, solve_tictacmo
+from pipeline.solvers.tictacmo import LINES, TIE_BREAKS, TRANSFORMS, TicTacMoSolver, solve_tictacmo
 
 GAME = make_game("tictacmo")
 X_WINS, O_WINS, A_WINS, DRAW = ([1, -1, -1], [-1, 1, -1], [-1, -1, 1], [0, 0, 0])

@@ -10,14 +10,14 @@ from pathlib import Path
 from mlflow import MlflowClient
 
 from pipeline.config import parse_params
-from pipeline.tracking import stage_run, start_pipeline_run
+from pipeline.jobs.tracking import stage_run, start_pipeline_run
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATIONS = [{"gen": 1, "prev": 0}]
 STAGE = """
 import sys, time
 from pipeline.config import parse_params
-from pipeline.tracking import stage_run
+from pipeline.jobs.tracking import stage_run
 tracking = {"tracking_uri": sys.argv[1]}
 params = parse_params({"game": "tictactoe", "tracking": tracking, "generations": [{"gen": 1, "prev": 0}]})
 with stage_run(params, "selfplay", 1) as run:

@@ -2,7 +2,7 @@
 
 Negamax on Pons' bitboards (the layout of `ConnectGame("connect4")` and the solver), compiled with
 numba. At the horizon a position scores the open threes of the side to move minus the opponent's:
-empty cells that would complete four (the solver's `_winning_cells`). A win scores above any
+empty cells that would complete four (the solver's `winning_cells`). A win scores above any
 heuristic, sooner wins higher. Equally scored moves are chosen at random, so repeated games differ.
 """
 
@@ -12,24 +12,32 @@ import numba as nb
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
-from pipeline.connect4_solver import CELLS, WIDTH, _bottom, _column, _popcount, _top, _winning_cells
+from pipeline.solvers.connect4 import (
+    CELLS,
+    CENTRE_FIRST,
+    WIDTH,
+    bottom_mask,
+    column_mask,
+    popcount,
+    top_mask,
+    winning_cells,
+)
 
 WIN = 1000  # above any heuristic (at most 42 open cells a side)
-ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)  # centre first: better cut-offs
 
 
 @nb.njit(cache=True)
 def _move_bits(mask, col):
     """The cell a stone dropped in `col` lands on, 0 if the column is full."""
-    if mask & _top(col):
+    if mask & top_mask(col):
         return np.uint64(0)
-    return (mask + _bottom(col)) & _column(col)
+    return (mask + bottom_mask(col)) & column_mask(col)
 
 
 @nb.njit(cache=True)
 def _open_threes(position, mask):
     """Empty cells completing four for the side to move, minus those of the opponent."""
-    return _popcount(_winning_cells(position, mask)) - _popcount(_winning_cells(position ^ mask, mask))
+    return popcount(winning_cells(position, mask)) - popcount(winning_cells(position ^ mask, mask))
 
 
 @nb.njit(cache=True)
@@ -39,14 +47,14 @@ def _negamax(position, mask, moves, depth, alpha, beta):
         return 0
     if depth == 0:  # the horizon: depth d looks d plies ahead, as in the textbook
         return _open_threes(position, mask)
-    wins = _winning_cells(position, mask)
+    wins = winning_cells(position, mask)
     for col in range(WIDTH):
         move = _move_bits(mask, col)
         if move and (wins & move):
             return WIN + CELLS - moves
     best = -WIN - CELLS - 1
     for i in range(WIDTH):
-        move = _move_bits(mask, ORDER[i])
+        move = _move_bits(mask, CENTRE_FIRST[i])
         if not move:
             continue
         score = -_negamax(position ^ mask, mask | move, moves + 1, depth - 1, -beta, -alpha)
@@ -63,7 +71,7 @@ def _negamax(position, mask, moves, depth, alpha, beta):
 def column_values(position, mask, moves, depth):
     """Exact depth-limited value of every column (−∞ for a full one), one full window each."""
     values = np.full(WIDTH, -np.inf)
-    wins = _winning_cells(position, mask)
+    wins = winning_cells(position, mask)
     for col in range(WIDTH):
         move = _move_bits(mask, col)
         if not move:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.games.base import to_absolute
 from pipeline.search.evaluator import Evaluator
-from pipeline.search.mcts import to_absolute
 
 
 class GreedyValueAgent:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
-from pipeline.connect4_solver import Connect4Solver
+from pipeline.solvers.connect4 import Connect4Solver
 
 
 class PerfectConnect4Agent(PositionAgent):

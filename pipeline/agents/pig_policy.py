@@ -12,7 +12,7 @@ import torch
 from pipeline.agents.base import PositionAgent
 from pipeline.games.pig import HOLD, ROLL, PigGame, PigState
 from pipeline.nets.senet import SENet
-from pipeline.pig_solver import solve_pig
+from pipeline.solvers.pig import solve_pig
 
 
 @lru_cache(maxsize=4)

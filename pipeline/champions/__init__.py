@@ -3,11 +3,11 @@
 A shipped champion is a checkpoint `pipeline/champions/<name>.ckpt` with its card `<name>.yaml` beside
 it: the game, the generation, the network, where it came from, the params that trained it (a copy under
 `params/`), the training compute, the headline figures and the command that reproduces it. Commands take
-its name wherever they take a checkpoint file: `python -m pipeline.play connect4`. A file of that name
+its name wherever they take a checkpoint file: `python -m pipeline play connect4`. A file of that name
 wins over a champion; a name that is neither is one error line listing the shipped names.
 
 To ship a network: copy `models/best/gen_N.ckpt` to `pipeline/champions/<name>.ckpt` and write its card
-(`python -m pipeline.champions` lists what is shipped). Listing and resolving need no torch.
+(`python -m pipeline champions` lists what is shipped). Listing and resolving need no torch.
 """
 
 from __future__ import annotations

@@ -82,6 +82,9 @@ def rotate_to_mover(values: np.ndarray, mover: int) -> np.ndarray:
     return np.roll(values, -mover, axis=-1)
 
 
-def rotate_to_absolute(values: np.ndarray, mover: int) -> np.ndarray:
-    """Inverse of `rotate_to_mover`."""
-    return np.roll(values, mover, axis=-1)
+def to_absolute(values: np.ndarray, movers: np.ndarray) -> np.ndarray:
+    """Rows of mover-relative value vectors -> absolute seats (row b rotated by movers[b]): the inverse
+    of `rotate_to_mover`, row by row."""
+    seats = values.shape[1]
+    index = (np.arange(seats)[None, :] - movers[:, None]) % seats
+    return np.take_along_axis(values.astype(np.float64), index, axis=1)

@@ -98,3 +98,11 @@ class SENet(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         features = self.tower(self.stem(x))
         return self.policy_head(features), self.value_head(features)
+
+
+def initial_network(game, params) -> SENet:
+    """The random generation-0 network of a run (`params`: the loaded params.yaml): the shape of its
+    `network` section, weights seeded by its `seed`; as the `init` stage makes it and a sweep trial
+    starts from."""
+    torch.manual_seed(params.seed)
+    return SENet(NetworkShape.for_game(game, **params.network.model_dump()))

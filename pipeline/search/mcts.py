@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.games.base import to_absolute
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
@@ -51,13 +52,6 @@ def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     masked = masked - masked.max(axis=-1, keepdims=True)
     exp = np.exp(masked)
     return (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
-
-
-def to_absolute(values: np.ndarray, movers: np.ndarray) -> np.ndarray:
-    """Rows of mover-relative value vectors -> absolute seats (row b rotated by movers[b])."""
-    seats = values.shape[1]
-    index = (np.arange(seats)[None, :] - movers[:, None]) % seats
-    return np.take_along_axis(values.astype(np.float64), index, axis=1)
 
 
 class BatchedSearch:

@@ -1,7 +1,7 @@
-"""Play against the champion in the terminal: `python -m pipeline.play [CHECKPOINT | NAME | --champion] [--seats ...]`.
+"""Play against the champion in the terminal: `python -m pipeline play [CHECKPOINT | NAME | --champion] [--seats ...]`.
 
-The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline.play connect4`; the
-card's summary is printed first) or `--champion`, the MLflow registry's (as in `pipeline.analyse`).
+The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline play connect4`; the
+card's summary is printed first) or `--champion`, the MLflow registry's (as in `analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
@@ -25,8 +25,8 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_agent
-from pipeline.analyse import add_network_arguments, load_network
-from pipeline.cli import entry_point
+from pipeline.commands.cli import entry_point
+from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -136,7 +136,7 @@ def result_line(game: Game, agents: list[Agent], scores: np.ndarray) -> str:
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.play", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline play", description=__doc__.splitlines()[0])
     add_network_arguments(parser)
     parser.add_argument("--seats", help="who sits where, e.g. human,az or az,human,uct:500 (default human,az,...)")
     parser.add_argument("--sims", type=int, default=50, help="search budget of az and uct seats without their own")

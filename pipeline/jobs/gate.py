@@ -6,11 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, pairwise_outcomes
+from pipeline.agents.recipes import search_config
+from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
+from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
+from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, Workers, play_match
-from pipeline.selfplay import search_config
 
 
 @dataclass

@@ -5,15 +5,10 @@ from __future__ import annotations
 
 import time
 
-from pipeline.arena import play_games
 from pipeline.games import make_game
+from pipeline.matches.arena import play_games
 from pipeline.nets.evaluator import use_device
 from pipeline.threads import use_threads
-
-
-class BackendError(RuntimeError):
-    """Games cannot be played where the params say (Ray missing or unreachable): one line naming the param."""
-
 
 _worker: dict = {}  # this process's game and agent specs, set once per match set
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import ray
 
 import pipeline
-from pipeline.chunks import BackendError, init_worker, play_chunk
+from pipeline.matches import BackendError
+from pipeline.matches.chunks import init_worker, play_chunk
 
 RETRIES = 3  # runs of a chunk after its worker died (a system failure), before the stage fails
 

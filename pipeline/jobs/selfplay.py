@@ -15,30 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import GameRecord
+from pipeline.agents.recipes import search_config
+from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.games.base import rotate_to_mover
+from pipeline.games.base import rotate_to_mover, to_absolute
+from pipeline.matches.arena import GameRecord
+from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, Workers, play_match
-from pipeline.search import SearchConfig
-from pipeline.search.mcts import to_absolute
-
-
-def search_config(params: Params) -> SearchConfig:
-    s, v = params.search, params.value
-    return SearchConfig(
-        c_puct=s.c_puct,
-        dirichlet_alpha=s.dirichlet_alpha,
-        dirichlet_epsilon=s.dirichlet_epsilon,
-        value_scheme=v.scheme,
-        zero_sum=v.zero_sum,
-        max_chance_children=s.max_chance_children,
-        root=s.root,
-        gumbel_considered=s.gumbel_considered,
-        gumbel_c_scale=s.gumbel_c_scale,
-        forced_playouts=s.forced_playouts,
-    )
 
 
 @dataclass

@@ -1,8 +1,8 @@
-"""`python -m pipeline.sweep`: an Optuna study of which search params make the strongest agent for a
-fixed compute budget, the tuning seed 000 names as its open gap.
+"""An Optuna study of which search params make the strongest agent for a fixed compute budget, the
+tuning seed 000 names as its open gap (its command: `python -m pipeline sweep`).
 
 The search space is `sweep.space` in params.yaml (dotted params paths: c_puct, Dirichlet alpha and
-rollouts by default). Each trial trains from scratch in this process (pipeline/training_loop.py) for
+rollouts by default). Each trial trains from scratch in this process (`training_loop.py`) for
 `sweep.generations` generations. Every trial's self-play spends the same network evaluations per
 generation as the base params: with more rollouts per move it plays proportionally fewer games. After
 each generation the network, searching with `sweep.eval_rollouts` and the trial's own search params,
@@ -15,13 +15,12 @@ Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite
 any Optuna database URL (`postgresql://...`) or `journal:<file>` (a journal file for workers on one
 machine or a shared disk). Running the command again, here or on other machines, adds workers or
 resumes: the study aims at `sweep.trials` finished trials in all, and every worker keeps at it until
-they are there. The trial of a killed worker is failed and retried (pipeline/sweep_storage.py).
+they are there. The trial of a killed worker is failed and retried (`sweep_storage.py`).
 MLflow: one parent run per study, a child run per trial, each ending in the state Optuna holds.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import multiprocessing
 import os
@@ -38,27 +37,24 @@ import optuna
 from tqdm import tqdm
 
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
-from pipeline.atomic import write_json
-from pipeline.cli import entry_point
+from pipeline.agents.recipes import search_config
+from pipeline.agents.spec import AgentSpec, baseline_spec
 from pipeline.config import ConfigError, Params, load_params, parse_params
 from pipeline.games import make_game
-from pipeline.match import baseline_spec
-from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.owners import current as current_owner
-from pipeline.parallel import AgentSpec, Workers, play_match, play_matches
-from pipeline.selfplay import search_config
-from pipeline.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
-from pipeline.threads import use_threads
-from pipeline.tracking import (
+from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
+from pipeline.jobs.tracking import (
     child_run,
     download_run_artifact,
-    log_to_run,
     set_run_status,
     settle_runs,
     sweep_parent_run,
 )
-from pipeline.training_loop import GenerationReport, train_generations
+from pipeline.jobs.training_loop import GenerationReport, train_generations
+from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
+from pipeline.matches.workers import Workers, play_match, play_matches
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.owners import current as current_owner
+from pipeline.threads import use_threads
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
 RUNNING = (optuna.trial.TrialState.RUNNING,)
@@ -349,51 +345,3 @@ def run_workers(params_path: str, storage_url: str, trials: int, first: int, job
             reason = reader.recv() if reader.poll() else f"exit status {process.exitcode}"
             failed.append(f"sweep worker {worker} failed: {reason}")
     return failed
-
-
-@entry_point
-def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.sweep", description=__doc__.splitlines()[0])
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument(
-        "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
-    )
-    parser.add_argument("--trials", type=int, default=None, help="default: sweep.trials")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
-    parser.add_argument("--worker", type=int, default=0, help="this machine's first worker index (sampler seed)")
-    parser.add_argument("--out", default=None, help="report folder; default sweeps/<study>")
-    parser.add_argument("--report-only", action="store_true", help="write the report of the study as it stands")
-    parser.add_argument(
-        "--versus-baseline", type=int, default=0, metavar="G", help="best vs baseline trial, G games per seating"
-    )
-    args = parser.parse_args(argv)
-    params = load_params(args.params)
-    url = resolve_storage(args.storage, params)
-    trials = args.trials or params.sweep.trials
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    failed = []
-    if not args.report_only:
-        panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
-        open_storage(url)
-        if args.jobs == 1:
-            run_worker(args.params, url, trials, args.worker)
-        else:
-            failed = run_workers(args.params, url, trials, args.worker, args.jobs)
-    from pipeline.sweep_report import write_report
-
-    study = open_study(params, open_storage(url))
-    out = Path(args.out or Path("sweeps") / params.sweep.study)
-    metrics = {}
-    if args.versus_baseline:
-        versus = versus_baseline(study, params, args.versus_baseline)
-        write_json(out / VERSUS, versus)
-        metrics = {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
-    report = write_report(study, params, Path(args.params), out)
-    log_to_run(params, parent_run(params, study, url), metrics, out)
-    print(f"report: {report}")
-    if failed:  # the report shows the study as it stands; a re-run finishes it
-        raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")
-
-
-if __name__ == "__main__":
-    main()

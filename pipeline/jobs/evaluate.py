@@ -16,7 +16,13 @@ from tqdm import tqdm
 
 from pipeline.agents import PlayConfig
 from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
-from pipeline.arena import (
+from pipeline.agents.recipes import search_config
+from pipeline.agents.spec import AgentSpec
+from pipeline.config import BenchmarkParams, Params
+from pipeline.games.pig import PigGame
+from pipeline.jobs.connect4_benchmark import mistake_rates, positions_dir, resolve_files
+from pipeline.jobs.strength_curve import cached_score
+from pipeline.matches.arena import (
     GameRecord,
     mean_score,
     mixed_seatings,
@@ -25,19 +31,14 @@ from pipeline.arena import (
     score_interval,
     seat_permutations,
 )
-from pipeline.config import BenchmarkParams, Params
-from pipeline.connect4_benchmark import mistake_rates, positions_dir, resolve_files
-from pipeline.games.pig import PigGame
-from pipeline.match_cache import MatchCache
+from pipeline.matches.cache import MatchCache
+from pipeline.matches.ratings import fit_bradley_terry, pairwise_results
+from pipeline.matches.workers import Workers, play_matches
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.parallel import AgentSpec, Workers, play_matches
-from pipeline.pig_solver import match_win_probability
-from pipeline.ratings import fit_bradley_terry, pairwise_results
 from pipeline.search import CachingEvaluator
-from pipeline.selfplay import search_config
-from pipeline.strength_curve import cached_score
+from pipeline.solvers.pig import match_win_probability
 
 
 @dataclass

@@ -7,16 +7,16 @@ import logging
 import sys
 from functools import wraps
 
-from pipeline.chunks import BackendError
 from pipeline.clip import clip
 from pipeline.config import ConfigError, Params
 from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
+from pipeline.jobs.replay import DataError
+from pipeline.jobs.tracking import TrackingError
+from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError
 from pipeline.nets.evaluator import use_device
-from pipeline.replay import DataError
 from pipeline.threads import use_threads
-from pipeline.tracking import TrackingError
 
 
 class UsageError(ValueError):

@@ -1,7 +1,7 @@
 """Strength against compute: the Connect-4 mistakes of every generation's best network, beside the
 self-play simulations and the wall hours spent to reach it.
 
-The command of `pipeline/strength_curve.py`: each network is scored once, so a curve drawn again
+The command of `pipeline/jobs/strength_curve.py`: each network is scored once, so a curve drawn again
 costs nothing.
 """
 
@@ -14,7 +14,15 @@ import logging
 import sys
 from pathlib import Path
 
-from pipeline.cli import entry_point
+from pipeline.agents.recipes import search_config
+from pipeline.commands.cli import entry_point
+from pipeline.config import BenchmarkParams, load_params
+from pipeline.games import make_game
+from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
+from pipeline.jobs.evaluate import run_benchmark
+from pipeline.jobs.report import curve_section
+from pipeline.jobs.strength_curve import cumulative_compute, curve
+from pipeline.nets.checkpoint import load_checkpoint
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +37,7 @@ def _read_json(path: Path) -> dict:
 @entry_point
 def main(argv):
     parser = argparse.ArgumentParser(
-        prog="python -m pipeline.benchmark_curve",
+        prog="python -m pipeline benchmark_curve",
         description="Connect-4 mistakes of every generation of a run folder, against the compute spent.",
     )
     parser.add_argument(
@@ -42,15 +50,6 @@ def main(argv):
     parser.add_argument("--root", choices=["puct", "gumbel"], help="root search to score with (default: the run's)")
     parser.add_argument("--json", action="store_true", help="one JSON row per generation, set and chooser")
     args = parser.parse_args(argv)
-    # torch and the search stack load only here: the report imports this module for `curve`
-    from pipeline.config import BenchmarkParams, load_params
-    from pipeline.connect4_benchmark import positions_dir, resolve_files
-    from pipeline.evaluate import run_benchmark
-    from pipeline.games import make_game
-    from pipeline.nets.checkpoint import load_checkpoint
-    from pipeline.selfplay import search_config
-    from pipeline.strength_curve import cumulative_compute, curve
-
     params = load_params(args.run / "params.yaml")
     game = make_game(params.game)
     metrics = args.run / "metrics"
@@ -76,8 +75,6 @@ def main(argv):
         print(json.dumps(row) if args.json else f"gen {row['generation']:3d} {row['simulations'] / 1e6:8.2f}M sims "
               f"{row['hours']:6.2f} h  {row['set']:12s} {row['chooser']:12s} {row['percent']:6.2f}%")  # fmt: skip
     if args.plot:
-        from pipeline.report import curve_section
-
         curve_section(rows).plots[0].figure.savefig(args.plot, dpi=110, bbox_inches="tight")
 
 

@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
-from pipeline.strength_curve import cumulative_compute, curve  # noqa: E402
+from pipeline.jobs.strength_curve import cumulative_compute, curve  # noqa: E402
 
 # AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from pipeline/positions/connect4/README.md
 PUBLISHED_MISTAKES = {

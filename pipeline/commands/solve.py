@@ -1,5 +1,5 @@
-"""Exact solutions for evaluation: `python -m pipeline.solve pig --goal G [--policy]` and
-`python -m pipeline.solve connect4 [--weak] < positions`.
+"""Exact solutions for evaluation: `python -m pipeline solve pig --goal G [--policy]` and
+`python -m pipeline solve connect4 [--weak] < positions`.
 
 Connect-4: one position a line on standard input (1-based columns from the empty board, as in the
 standard test sets; anything after the first space is ignored); prints `MOVES s1 ... s7`, the score of
@@ -7,7 +7,7 @@ each column from the side to move (-1000 for a full column), or only win/draw/lo
 A bad line gets one error line on standard error naming it, and the next line goes on; the exit status
 is 1 if any line was bad, so scripts notice.
 
-Tic-Tac-Mo: `python -m pipeline.solve tictacmo [--moves "8 1 2"] [--tie-break next]` prints the max^n
+Tic-Tac-Mo: `python -m pipeline solve tictacmo [--moves "8 1 2"] [--tie-break next]` prints the max^n
 score vector (seats X O A) of the empty board or of the position after the given 1-based cells, the
 vector after each legal move, the number of positions solved and the time taken.
 """
@@ -18,12 +18,12 @@ import argparse
 import sys
 
 from pipeline.clip import clip
-from pipeline.pig_solver import hold_thresholds, solve_pig
+from pipeline.solvers.pig import hold_thresholds, solve_pig
 
 
 def solve_connect4_lines(lines, weak: bool) -> bool:
     """Print the scores of each line's position; True if every line was a position."""
-    from pipeline.connect4_solver import Connect4Solver
+    from pipeline.solvers.connect4 import Connect4Solver
 
     solver = Connect4Solver()
     all_good = True
@@ -43,7 +43,7 @@ def solve_connect4_lines(lines, weak: bool) -> bool:
 
 def solve_tictacmo_position(moves: str, tie_break: str) -> None:
     from pipeline.games import IllegalMove, make_game
-    from pipeline.tictacmo_solver import solve_tictacmo
+    from pipeline.solvers.tictacmo import solve_tictacmo
 
     game = make_game("tictacmo")
     state = game.initial_state()
@@ -62,7 +62,7 @@ def solve_tictacmo_position(moves: str, tie_break: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.solve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline solve", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="game", required=True)
     pig = sub.add_parser("pig", help="two-player Pig by value iteration")
     pig.add_argument("--goal", type=int, default=100)

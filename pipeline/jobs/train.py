@@ -15,9 +15,9 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
 
 from pipeline.config import TrainParams
+from pipeline.jobs.replay import augment
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
-from pipeline.replay import augment
 from pipeline.threads import follow_free_cores
 
 

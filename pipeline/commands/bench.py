@@ -1,6 +1,6 @@
 """Throughput benchmarks: the network alone, search with the network, self-play, and training.
 
-`python -m pipeline.bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
+`python -m pipeline bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
 under a minute; `--backend ray` plays the self-play figures on a local Ray; `--load` measures
 everything again beside one busy process (the `*_under_load` figures). Threads follow the free cores
 (pipeline/threads.py) unless `--threads` fixes them.
@@ -21,12 +21,12 @@ import torch
 
 from pipeline.config import TrainParams, parse_params
 from pipeline.games import make_game
+from pipeline.jobs.selfplay import run_selfplay
+from pipeline.jobs.train import train_network
 from pipeline.nets.evaluator import frozen_for_inference
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.selfplay import run_selfplay
 from pipeline.threads import follow_free_cores, use_threads
-from pipeline.train import train_network
 
 # (game, SE blocks, channels): the 4x64 SENet that was the Tic-Tac-Mo default until issue 13 (kept so
 # figures compare across sessions); the 5x64 SENet of issue 3's Connect-4 targets.
@@ -188,7 +188,7 @@ def with_load_figures(quiet: dict, loaded: dict) -> dict:
 
 def solver_figures(data: Path, per_set: int) -> dict[str, dict[str, float]]:
     """Connect-4 solver: mean and max seconds per position on the first `per_set` lines of each set."""
-    from pipeline.connect4_solver import Connect4Solver
+    from pipeline.solvers.connect4 import Connect4Solver
 
     solver = Connect4Solver()
     solver.solve("2252576253462244111563365343671351441")  # compile
@@ -218,7 +218,7 @@ def _table(figures: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.bench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline bench", description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")

@@ -1,9 +1,10 @@
 """Matches spread over workers so every core is busy: each worker runs its own batched games, agents
 and network copy with `cores // workers` torch threads (never oversubscribed). Workers are processes
-of this machine (the default) or Ray tasks on a cluster (`pipeline/ray_backend.py`).
+of this machine (the default) or Ray tasks on a cluster (`ray_backend.py`).
 
-Agents cross the process boundary as `AgentSpec`s (a recipe plus network weights); games are split
-into contiguous chunks. The same seed, params and worker count give the same games, on either backend.
+Agents cross the process boundary as `AgentSpec`s (`pipeline/agents/spec.py`: a recipe plus network
+weights); games are split into contiguous chunks. The same seed, params and worker count give the same
+games, on either backend.
 """
 
 from __future__ import annotations
@@ -13,90 +14,14 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import numpy as np
 from tqdm import tqdm
 
-from pipeline.agents import (
-    GreedyValueAgent,
-    PlayConfig,
-    RandomAgent,
-    SearchAgent,
-    pig_table_agent,
-    uct_agent,
-)
-from pipeline.agents.alphabeta import AlphaBetaAgent
-from pipeline.agents.perfect import PerfectConnect4Agent
-from pipeline.arena import GameRecord
-from pipeline.chunks import BackendError, init_worker, play_chunk
-from pipeline.nets.evaluator import NetworkEvaluator
-from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.search import CachingEvaluator, SearchConfig
-
-
-@dataclass
-class AgentSpec:
-    """How to build one player in any process."""
-
-    name: str
-    kind: str  # "alphazero" | "greedy" | "uct" | "random" | "pig_optimal" | "pig_hold" | "alphabeta" | "solver"
-    play: PlayConfig = field(default_factory=PlayConfig)
-    search: SearchConfig = field(default_factory=SearchConfig)
-    network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
-    seed: int = 0
-    epsilon: float = 0.0  # random-move probability of "greedy"
-    hold_at: int = 20  # turn total at which "pig_hold" holds
-    depth: int = 0  # search depth of "alphabeta"
-    _frozen: NetworkEvaluator | None = field(default=None, init=False, repr=False, compare=False)
-
-    @classmethod
-    def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
-        return cls(name, "alphazero", play, search, _weights(model))
-
-    @classmethod
-    def uct(cls, name: str, simulations: int, c_uct: float, seed: int) -> AgentSpec:
-        return cls(name, "uct", PlayConfig(simulations=simulations), SearchConfig(c_uct=c_uct), seed=seed)
-
-    @classmethod
-    def greedy(cls, name: str, model: SENet, epsilon: float, search: SearchConfig) -> AgentSpec:
-        return cls(name, "greedy", search=search, network=_weights(model), epsilon=epsilon)
-
-    def build(self, game, stream: int = 0):
-        """The agent; `stream` picks an independent random stream for agents with their own
-        randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""
-        if self.kind in ("alphazero", "greedy"):
-            evaluator = CachingEvaluator(self._network(game))
-            if self.kind == "greedy":
-                return GreedyValueAgent(game, evaluator, self.epsilon, self.name, self.search.end_value(game))
-            return SearchAgent(game, evaluator, self.search, self.play, self.name)
-        if self.kind == "uct":
-            seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
-            return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
-        if self.kind == "alphabeta":
-            return AlphaBetaAgent(game, self.depth, self.name)
-        if self.kind == "solver":
-            return PerfectConnect4Agent(game, self.name)
-        if self.kind in ("pig_optimal", "pig_hold"):
-            return pig_table_agent(game, self.name, self.hold_at if self.kind == "pig_hold" else None)
-        return RandomAgent(game, self.name)
-
-    def _network(self, game) -> NetworkEvaluator:
-        """The frozen network, built once per process and shared by its chunks: freezing costs
-        0.3-0.8 s, which a stage paid again for every chunk."""
-        if self._frozen is None:
-            shape, weights = self.network
-            model = SENet(NetworkShape(**shape))
-            model.load_state_dict(weights)
-            self._frozen = NetworkEvaluator(game, model.eval())
-        return self._frozen
-
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "_frozen": None}  # a frozen TorchScript module does not pickle
-
-
-def _weights(model: SENet) -> tuple[dict, dict]:
-    return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
+from pipeline.agents.spec import AgentSpec
+from pipeline.matches import BackendError
+from pipeline.matches.arena import GameRecord
+from pipeline.matches.chunks import init_worker, play_chunk
 
 
 @dataclass(frozen=True)
@@ -149,7 +74,7 @@ def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: 
 def _ray_backend():
     """Ray is an optional extra, imported only when the params ask for it."""
     try:
-        from pipeline import ray_backend
+        from pipeline.matches import ray_backend
     except ImportError:
         raise BackendError("backend.kind: ray needs Ray: pip install -e '.[ray]'") from None
     return ray_backend

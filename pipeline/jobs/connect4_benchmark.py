@@ -1,8 +1,6 @@
 """The Connect-4 mistakes benchmark: on Pascal Pons' test positions, how often does the network's
-move have a worse win / draw / loss outcome than the best move available?
-
-`python -m pipeline.connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
-[--positions N] [--json]`
+move have a worse win / draw / loss outcome than the best move available? (Its command:
+`pipeline/commands/connect4_benchmark.py`.)
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
@@ -13,20 +11,16 @@ search (`--root gumbel`, no noise) sequential halving's choice.
 
 from __future__ import annotations
 
-import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.analyse import read_position, search_positions
-from pipeline.cli import entry_point
-from pipeline.connect4_solver import Connect4Solver
-from pipeline.games import IllegalMove, make_game
-from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.games import IllegalMove
+from pipeline.games.moves import read_position
 from pipeline.positions import CONNECT4
-from pipeline.search import CachingEvaluator, SearchConfig
+from pipeline.search import SearchConfig
+from pipeline.search.analysis import search_positions
+from pipeline.solvers.connect4 import Connect4Solver
 
 # Sets with per-column labels, and Begin-Medium (its chosen moves solve in well under a second).
 # Begin-Hard (Test_L1_R3) takes seconds a move to solve: name it to include it.
@@ -127,32 +121,3 @@ def resolve_files(data_dir: Path | str | None, names: list[str]) -> list[Path]:
     if names:
         return [Path(n) if Path(n).exists() else data_dir / n for n in names]
     return [data_dir / n for n in DEFAULT_FILES if (data_dir / n).exists()]
-
-
-@entry_point
-def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.connect4_benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint")
-    parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
-    parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")
-    parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
-    parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
-    parser.add_argument("--root", choices=["puct", "gumbel"], default="puct", help="root search (default puct)")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    game = make_game("connect4")
-    files = resolve_files(args.data_dir, args.files)
-    if not files:
-        parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
-    evaluator = CachingEvaluator(NetworkEvaluator(game, load_checkpoint(args.checkpoint, game.name)))
-    try:
-        rows = mistake_rates(game, evaluator, files, args.positions, args.sims, SearchConfig(root=args.root))
-    except ValueError as err:
-        parser.exit(1, f"error: {err}\n")
-    for row in rows:
-        print(json.dumps(row) if args.json else f"{row['set']:12s} {row['chooser']:12s} {row['percent']:6.2f}% "
-              f"mistakes ({row['mistakes']}/{row['positions']})")  # fmt: skip
-
-
-if __name__ == "__main__":
-    main()

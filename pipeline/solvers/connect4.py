@@ -16,27 +16,27 @@ CELLS = WIDTH * HEIGHT
 MIN_SCORE = -CELLS // 2 + 3
 BOTTOM = sum(1 << (c * (HEIGHT + 1)) for c in range(WIDTH))
 BOARD = BOTTOM * ((1 << HEIGHT) - 1)
-ORDER = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)
+CENTRE_FIRST = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)  # columns from the centre out: better cut-offs
 TABLE_SIZE = (1 << 23) + 9  # a prime: keys spread over the whole table
 
 
 @nb.njit(cache=True)
-def _top(col):
+def top_mask(col):
     return np.uint64(1) << np.uint64((HEIGHT - 1) + col * (HEIGHT + 1))
 
 
 @nb.njit(cache=True)
-def _bottom(col):
+def bottom_mask(col):
     return np.uint64(1) << np.uint64(col * (HEIGHT + 1))
 
 
 @nb.njit(cache=True)
-def _column(col):
+def column_mask(col):
     return np.uint64((1 << HEIGHT) - 1) << np.uint64(col * (HEIGHT + 1))
 
 
 @nb.njit(cache=True)
-def _popcount(m):
+def popcount(m):
     count = 0
     while m:
         m &= m - np.uint64(1)
@@ -45,7 +45,7 @@ def _popcount(m):
 
 
 @nb.njit(cache=True)
-def _winning_cells(position, mask):
+def winning_cells(position, mask):
     """Empty cells (anywhere) that would complete four for the owner of `position`."""
     h = np.uint64(HEIGHT)
     r = (position << np.uint64(1)) & (position << np.uint64(2)) & (position << np.uint64(3))
@@ -67,7 +67,7 @@ def _possible(mask):
 @nb.njit(cache=True)
 def _non_losing_moves(position, mask):
     possible = _possible(mask)
-    opponent_wins = _winning_cells(position ^ mask, mask)
+    opponent_wins = winning_cells(position ^ mask, mask)
     forced = possible & opponent_wins
     if forced:
         if forced & (forced - np.uint64(1)):
@@ -102,9 +102,9 @@ def _negamax(position, mask, moves, alpha, beta, keys, values):
     scores = np.empty(WIDTH, dtype=np.int64)
     count = 0
     for i in range(WIDTH):
-        move = nxt & _column(ORDER[WIDTH - 1 - i])
+        move = nxt & column_mask(CENTRE_FIRST[WIDTH - 1 - i])
         if move:
-            score = _popcount(_winning_cells(position | move, mask))
+            score = popcount(winning_cells(position | move, mask))
             j = count
             while j > 0 and scores[j - 1] > score:
                 candidates[j], scores[j] = candidates[j - 1], scores[j - 1]
@@ -128,9 +128,9 @@ def _negamax(position, mask, moves, alpha, beta, keys, values):
 @nb.njit(cache=True)
 def _solve(position, mask, moves, weak, keys, values):
     for col in range(WIDTH):
-        if (mask & _top(col)) == 0:
-            move = (mask + _bottom(col)) & _column(col)
-            if _winning_cells(position, mask) & move:
+        if (mask & top_mask(col)) == 0:
+            move = (mask + bottom_mask(col)) & column_mask(col)
+            if winning_cells(position, mask) & move:
                 return (CELLS + 1 - moves) // 2
     low, high = -((CELLS - moves) // 2), (CELLS + 1 - moves) // 2
     if weak:
@@ -167,7 +167,7 @@ class Connect4Solver:
             if mask & (1 << ((HEIGHT - 1) + col * (HEIGHT + 1))):
                 raise ValueError(f"move {n + 1}: column {col + 1} is full")
             move = (mask + (1 << (col * (HEIGHT + 1)))) & (((1 << HEIGHT) - 1) << (col * (HEIGHT + 1)))
-            if int(_winning_cells(np.uint64(position), np.uint64(mask))) & move:
+            if int(winning_cells(np.uint64(position), np.uint64(mask))) & move:
                 raise ValueError(f"move {n + 1}: the game is already won there")
             position ^= mask
             mask |= move
@@ -198,7 +198,7 @@ class Connect4Solver:
         if mask & (1 << ((HEIGHT - 1) + col * (HEIGHT + 1))):
             return -1000
         move = (mask + (1 << (col * (HEIGHT + 1)))) & (((1 << HEIGHT) - 1) << (col * (HEIGHT + 1)))
-        if int(_winning_cells(np.uint64(position), np.uint64(mask))) & move:
+        if int(winning_cells(np.uint64(position), np.uint64(mask))) & move:
             return 1 if weak else (CELLS + 1 - count) // 2
         if count + 1 == CELLS:
             return 0

@@ -1,6 +1,6 @@
-"""Head-to-head: `python -m pipeline.match A.ckpt B` where B is a checkpoint or a baseline.
+"""Head-to-head: `python -m pipeline match A.ckpt B` where B is a checkpoint or a baseline.
 
-A and B may name shipped champions (`tictacmo`: `python -m pipeline.champions` lists them; a file of
+A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
 that name wins); the game is `params.yaml`'s, so a champion of another game needs `--params`.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
@@ -24,36 +24,19 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents import PlayConfig
-from pipeline.arena import mixed_seatings, score_interval, seat_permutations
-from pipeline.cli import UsageError, entry_point
+from pipeline.agents.recipes import search_config
+from pipeline.agents.spec import AgentSpec, baseline_spec
+from pipeline.commands.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
+from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.parallel import AgentSpec, Workers, play_match
-from pipeline.selfplay import search_config
-
-
-def baseline_spec(text: str, c_uct: float, seed: int) -> AgentSpec | None:
-    """The baseline `text` names (`uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`),
-    or None for a checkpoint path."""
-    kind, _, budget = text.partition(":")
-    if kind in ("random", "solver", "optimal") and not budget:
-        return AgentSpec("second", {"optimal": "pig_optimal"}.get(kind, kind))
-    if kind in ("uct", "alphabeta", "hold") and budget.isdigit() and int(budget) > 0:
-        n = int(budget)
-        if kind == "uct":
-            return AgentSpec.uct("second", n, c_uct, seed)
-        return (
-            AgentSpec("second", "alphabeta", depth=n)
-            if kind == "alphabeta"
-            else AgentSpec("second", "pig_hold", hold_at=n)
-        )
-    return None
 
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline.match", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m pipeline match", description=__doc__.splitlines()[0])
     parser.add_argument("first")
     parser.add_argument("second")
     parser.add_argument("--games-per-seating", type=int, default=20)

@@ -20,7 +20,7 @@ from ruamel.yaml import YAML  # noqa: E402
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.config import Params  # noqa: E402
 from pipeline.credentials import mask_passwords  # noqa: E402
-from pipeline.sweep import FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
+from pipeline.jobs.sweep import FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
 
 PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.rollouts")
 

@@ -12,12 +12,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import torch
-
 from pipeline.config import Params
-from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.replay import empty_samples, windowed
-from pipeline.selfplay import run_selfplay
+from pipeline.jobs.replay import empty_samples, windowed
+from pipeline.jobs.selfplay import run_selfplay
+from pipeline.nets.senet import SENet, initial_network
 
 
 @dataclass
@@ -30,18 +28,12 @@ class GenerationReport:
     games_per_s: float
 
 
-def initial_network(game, params: Params) -> SENet:
-    """The random generation-0 network, as the `init` stage makes it."""
-    torch.manual_seed(params.seed)
-    return SENet(NetworkShape.for_game(game, **params.network.model_dump()))
-
-
 def train_generations(
     game, params: Params, generations: int, on_generation: Callable[[SENet, GenerationReport], None]
 ) -> SENet:
     """Train from scratch for `generations`; `on_generation` sees the network after each generation
     and may raise to stop early (a pruned trial)."""
-    from pipeline.train import train_network  # Lightning: imported by the trainers, not by `init`
+    from pipeline.jobs.train import train_network  # Lightning: imported by the trainers, not by `init`
 
     model = initial_network(game, params)
     samples = empty_samples(game)

@@ -1,0 +1,40 @@
+"""The command lines: `python -m pipeline <command> [args]`, one module here per command, each with a
+`main(argv)` that parses its arguments, calls the library and prints. Nothing in the library imports
+this package; the DVC stages share its `cli.py`."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS = {  # name: one line for `python -m pipeline --help`
+    "analyse": "what a network thinks of positions read from standard input",
+    "play": "play a network, UCT or random players in the terminal",
+    "match": "head-to-head: a network against another network or a baseline",
+    "solve": "exact solutions: Pig by value iteration, Connect-4 and Tic-Tac-Mo positions",
+    "bench": "throughput of the network, search, self-play and training",
+    "connect4_benchmark": "Connect-4 mistakes of one network on Pons' test positions",
+    "benchmark_curve": "Connect-4 mistakes of every generation of a run, against the compute spent",
+    "sweep": "an Optuna study of the search params, and its report",
+    "champions": "the shipped champions, one line each",
+}
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: python -m pipeline <command> [args]   (python -m pipeline <command> --help: its own)", ""]
+    return "\n".join(lines + ["commands:"] + [f"  {name:<{width}}  {line}" for name, line in COMMANDS.items()])
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command `argv[0]` with the rest of `argv`; `--help` lists the commands, an unknown one
+    is one error line naming them (status 2, as for any bad usage)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] in ("-h", "--help"):
+        print(usage())
+        return
+    if not argv or argv[0] not in COMMANDS:
+        what = f"unknown command {argv[0]!r}" if argv else "no command given"
+        print(f"error: {what}; expected one of: {', '.join(COMMANDS)}", file=sys.stderr)
+        sys.exit(2)
+    importlib.import_module(f"{__name__}.{argv[0]}").main(argv[1:])

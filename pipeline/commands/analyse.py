@@ -1,0 +1,108 @@
+"""What a network thinks of positions: `python -m pipeline analyse [CHECKPOINT | NAME | --champion] < positions`.
+
+One position a line on standard input, written as the moves played from the start in the game's own
+notation: for drop games (connect4, connect3x3) a string of 1-based columns as in the standard Connect-4
+test sets (`4453`; anything after the first space is ignored, so `Test_L1_R1` lines work as they are),
+for other games moves separated by spaces or commas, each read by the game's `parse_move`
+(`1,5 9` in Tic-Tac-Mo); an empty line is the starting position. For each line prints the move chosen,
+the policy over the legal moves and the value vector in absolute seats: the raw network's with
+`--sims 0`, search's with `--sims N` (visit shares, mean backed-up value at the root; default search
+settings, no root noise). `--json` prints one JSON object a line instead: `line` (its number), `moves`,
+`to_play` (seat), `move`, `policy` ({move: probability}), `value` (one entry per seat), `sims`. Lines
+are searched `--batch` at a time (default 64; 1 when standard input is a terminal, so each line is
+answered as soon as it is typed), one network call for all of them per simulation. Ctrl-C stops with
+status 130.
+
+A bad line (unknown or illegal move, a finished game, a move decided by dice: positions of games with
+chance cannot be written as move lists) gets one error line on standard error naming its number, and
+the next line goes on; the exit status is 1 if any line was bad, so scripts notice.
+
+The network is a checkpoint file, the NAME of a champion shipped with the package (`tictacmo`,
+`connect4`, ...: `python -m pipeline champions` lists them; a file of that name wins) or, with
+`--champion`, the version of the MLflow registered model that holds the `champion` alias (as the
+pipeline's gate moves it); the game is the checkpoint's own unless `--game` names it (and then must
+match).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from itertools import islice
+
+import numpy as np
+
+from pipeline.clip import clip
+from pipeline.commands.cli import entry_point
+from pipeline.commands.networks import add_network_arguments, load_network
+from pipeline.games import Game, IllegalMove
+from pipeline.games.connect import ConnectGame
+from pipeline.games.moves import read_position
+from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.search.analysis import analyse
+
+
+def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray, value: np.ndarray, sims: int):
+    legal = game.legal_actions(state)
+    best = game.format_move(max(legal, key=lambda a: policy[a]))
+    return {
+        "line": number,
+        "moves": moves,
+        "to_play": game.to_play(state),
+        "move": best,
+        "policy": {game.format_move(a): round(float(policy[a]), 6) for a in legal},
+        "value": [round(float(v), 6) for v in value],
+        "sims": sims,
+    }
+
+
+def as_text(game: Game, result: dict) -> str:
+    joiner = "" if isinstance(game, ConnectGame) and game.gravity else ","
+    position = joiner.join(result["moves"]) or "(start)"
+    value = " ".join(f"{v:+.3f}" for v in result["value"])
+    policy = " ".join(f"{m}:{p:.3f}" for m, p in result["policy"].items())
+    return f"{position}  seat {result['to_play']} to move  move {result['move']}  value {value}  policy {policy}"
+
+
+@entry_point
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m pipeline analyse", description=__doc__.splitlines()[0])
+    add_network_arguments(parser)
+    parser.add_argument("--sims", type=int, default=0, help="search simulations per position; 0 = the raw network")
+    parser.add_argument("--json", action="store_true", help="one JSON object a line")
+    parser.add_argument("--batch", type=int, help="lines searched together (default 64, 1 at a terminal)")
+    args = parser.parse_args(argv)
+    if args.sims < 0 or (args.batch is not None and args.batch < 1):
+        parser.error("--sims must be at least 0 and --batch at least 1")
+    game, model = load_network(parser, args)
+    if model is None:
+        parser.error("give the network to analyse with: a CHECKPOINT or --champion")
+    batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
+    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.sims, args.json)
+    if failed:
+        sys.exit(1)
+
+
+def answer_lines(game: Game, evaluator, batch: int, sims: int, as_json: bool) -> bool:
+    """Answer standard input's lines `batch` at a time; True if any line was bad."""
+    numbered, failed = enumerate(sys.stdin, start=1), False
+    while chunk := list(islice(numbered, batch)):
+        positions = []
+        for number, line in chunk:
+            try:
+                positions.append((number, *read_position(game, line)))
+            except IllegalMove as err:
+                print(f"error: line {number} ({clip(line.strip(), 60)}): {clip(str(err))}", file=sys.stderr, flush=True)
+                failed = True
+        if not positions:
+            continue
+        policies, values = analyse(game, evaluator, [state for _, _, state in positions], sims)
+        for (number, moves, state), policy, value in zip(positions, policies, values):
+            result = summary(game, number, moves, state, policy, value, sims)
+            print(json.dumps(result) if as_json else as_text(game, result), flush=True)
+    return failed
+
+
+if __name__ == "__main__":
+    main()

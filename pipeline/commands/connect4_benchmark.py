@@ -1,0 +1,53 @@
+"""The Connect-4 mistakes benchmark of one network: on Pascal Pons' test positions, how often its move
+is worse (win / draw / loss) than the best one.
+
+`python -m pipeline connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
+[--positions N] [--json]`
+
+A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
+the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
+come from the labels when the file has them, else from the perfect solver (win/draw/loss only). The
+raw policy (`--sims 0`) picks the most probable legal move, PUCT search the most visited one, Gumbel
+search (`--root gumbel`, no noise) sequential halving's choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from pipeline.commands.cli import entry_point
+from pipeline.games import make_game
+from pipeline.jobs.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
+from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.search import CachingEvaluator, SearchConfig
+
+
+@entry_point
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m pipeline connect4_benchmark", description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint")
+    parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
+    parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")
+    parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
+    parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
+    parser.add_argument("--root", choices=["puct", "gumbel"], default="puct", help="root search (default puct)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    game = make_game("connect4")
+    files = resolve_files(args.data_dir, args.files)
+    if not files:
+        parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
+    evaluator = CachingEvaluator(NetworkEvaluator(game, load_checkpoint(args.checkpoint, game.name)))
+    try:
+        rows = mistake_rates(game, evaluator, files, args.positions, args.sims, SearchConfig(root=args.root))
+    except ValueError as err:
+        parser.exit(1, f"error: {err}\n")
+    for row in rows:
+        print(json.dumps(row) if args.json else f"{row['set']:12s} {row['chooser']:12s} {row['percent']:6.2f}% "
+              f"mistakes ({row['mistakes']}/{row['positions']})")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""The network a command names: a checkpoint file, a shipped champion's name or the MLflow
+registry's champion (`--champion`), and the game it plays; shared by `analyse` and `play`."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from pipeline import champions
+from pipeline.config import TrackingParams
+from pipeline.games import Game, make_game
+from pipeline.jobs.tracking import default_tracking_uri, download_champion
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+from pipeline.nets.senet import SENet
+
+
+def add_network_arguments(parser: argparse.ArgumentParser) -> None:
+    shipped = ", ".join(champions.names()) or "none yet"
+    parser.add_argument(
+        "checkpoint",
+        nargs="?",
+        help=f"a checkpoint file, such as models/best/gen_5.ckpt, or a shipped champion's name ({shipped})",
+    )
+    parser.add_argument("--champion", action="store_true", help="the MLflow registry's champion instead of a file")
+    parser.add_argument("--game", help="game spec (default: the game the checkpoint was trained for)")
+    parser.add_argument("--tracking-uri", help="MLflow store of --champion (default: sqlite:///./mlflow.db)")
+    parser.add_argument("--model-name", default=TrackingParams().model_name, help="registered model of --champion")
+
+
+def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, SENet | None]:
+    """The game and the network the arguments name; no network when neither a file nor --champion is given."""
+    if args.checkpoint and args.champion:
+        parser.error("give a CHECKPOINT or --champion, not both")
+    if args.champion:
+        uri = args.tracking_uri or default_tracking_uri()
+        with tempfile.TemporaryDirectory() as directory:
+            return _load(parser, download_champion(uri, args.model_name, Path(directory)), args.game)
+    if args.checkpoint:
+        return _load(parser, champions.resolve(args.checkpoint), args.game)
+    if not args.game:
+        parser.error("give a CHECKPOINT, --champion or --game")
+    return _game(parser, args.game), None
+
+
+def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
+    if spec:
+        game = _game(parser, spec)
+        return game, load_checkpoint(path, game.name)
+    model = load_checkpoint(path)  # one clear line for a missing or foreign file
+    return _game(parser, checkpoint_game(path)), model
+
+
+def _game(parser: argparse.ArgumentParser, spec: str) -> Game:
+    try:
+        return make_game(spec)
+    except ValueError as err:
+        parser.error(str(err))

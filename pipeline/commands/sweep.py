@@ -1,0 +1,78 @@
+"""An Optuna study of the search params that make the strongest agent for a fixed compute budget:
+`python -m pipeline sweep [--params F] [--storage URL] [--trials N] [--jobs J] [--report-only]
+[--versus-baseline G]` (README, "Tuning"; the study itself: `pipeline/jobs/sweep.py`).
+
+Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite:///<project>/sweep.db`.
+Running the command again, here or on other machines, adds workers or resumes; the report (best params,
+every trial, plots) is written to `--out` (default `sweeps/<study>`) when the workers are done.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import optuna
+
+from pipeline.atomic import write_json
+from pipeline.commands.cli import entry_point
+from pipeline.config import load_params
+from pipeline.jobs.sweep import (
+    VERSUS,
+    open_study,
+    panel_specs,
+    parent_run,
+    resolve_storage,
+    run_worker,
+    run_workers,
+    versus_baseline,
+)
+from pipeline.jobs.sweep_report import write_report
+from pipeline.jobs.sweep_storage import open_storage
+from pipeline.jobs.tracking import log_to_run
+
+
+@entry_point
+def main(argv):
+    parser = argparse.ArgumentParser(prog="python -m pipeline sweep", description=__doc__.splitlines()[0])
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument(
+        "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
+    )
+    parser.add_argument("--trials", type=int, default=None, help="default: sweep.trials")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
+    parser.add_argument("--worker", type=int, default=0, help="this machine's first worker index (sampler seed)")
+    parser.add_argument("--out", default=None, help="report folder; default sweeps/<study>")
+    parser.add_argument("--report-only", action="store_true", help="write the report of the study as it stands")
+    parser.add_argument(
+        "--versus-baseline", type=int, default=0, metavar="G", help="best vs baseline trial, G games per seating"
+    )
+    args = parser.parse_args(argv)
+    params = load_params(args.params)
+    url = resolve_storage(args.storage, params)
+    trials = args.trials or params.sweep.trials
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    failed = []
+    if not args.report_only:
+        panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
+        open_storage(url)
+        if args.jobs == 1:
+            run_worker(args.params, url, trials, args.worker)
+        else:
+            failed = run_workers(args.params, url, trials, args.worker, args.jobs)
+    study = open_study(params, open_storage(url))
+    out = Path(args.out or Path("sweeps") / params.sweep.study)
+    metrics = {}
+    if args.versus_baseline:
+        versus = versus_baseline(study, params, args.versus_baseline)
+        write_json(out / VERSUS, versus)
+        metrics = {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
+    report = write_report(study, params, Path(args.params), out)
+    log_to_run(params, parent_run(params, study, url), metrics, out)
+    print(f"report: {report}")
+    if failed:  # the report shows the study as it stands; a re-run finishes it
+        raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""A position written as the moves played from the start, in the game's own notation: one character
+a column for drop games (the Connect-4 test sets' `4453`), else moves separated by spaces or commas,
+each read by the game's `parse_move`."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from pipeline.games.base import Game, IllegalMove
+from pipeline.games.connect import ConnectGame
+
+
+def move_texts(game: Game, line: str) -> list[str]:
+    """A line's moves: one character a column for drop games (the test sets' notation), else words."""
+    if isinstance(game, ConnectGame) and game.gravity:
+        words = line.split()
+        return list(words[0]) if words else []
+    return [word for word in re.split(r"[\s,]+", line.strip()) if word]
+
+
+def read_position(game: Game, line: str):
+    """The moves (as the game writes them) and the position they reach; IllegalMove if there is none."""
+    state, moves = game.initial_state(), []
+    for text in move_texts(game, line):
+        if game.is_terminal(state):
+            raise IllegalMove(f"the game is over after {len(moves)} moves, before {text!r}")
+        action = game.parse_move(state, text)
+        state, chance = game.step(state, action, np.random.default_rng(0))
+        if chance is not None:
+            raise IllegalMove(f"move {text!r} is decided by chance: {game.name} positions cannot be written as moves")
+        moves.append(game.format_move(action))
+    if game.is_terminal(state):
+        raise IllegalMove("the game is over: nothing to analyse")
+    return moves, state
