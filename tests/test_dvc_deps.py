@@ -119,6 +119,9 @@ def params_read(tmp_path_factory) -> dict[str, set[str]]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(project)
+        # MLflow copies the URI the stages set into the environment: undo it with the rest, or later
+        # tests' subprocesses would log to this project's store
+        patch.setenv("MLFLOW_TRACKING_URI", params["tracking"]["tracking_uri"])
         patch.setattr(Section, "__getattribute__", get)
         patch.setattr(Section, "model_dump", dump)
         patch.setattr(pipeline.config, "parse_params", parse)
