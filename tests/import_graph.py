@@ -77,16 +77,15 @@ def project_files() -> list[Path]:
     return sorted(p for package in PACKAGES for p in (ROOT / package).rglob("*.py"))
 
 
-def find_cycle(edges=imports_of) -> list[Path] | None:
-    """One import cycle among the project's modules (under `edges`, a file's imports), as the list of
-    files around it, or None."""
+def find_cycle() -> list[Path] | None:
+    """One import cycle among the project's modules, as the list of files around it, or None."""
     state: dict[Path, int] = {}  # 1: on the current path, 2: done
     path: list[Path] = []
 
     def visit(node: Path) -> list[Path] | None:
         state[node] = 1
         path.append(node)
-        for nxt in sorted(edges(node)):
+        for nxt in sorted(imports_of(node)):
             if state.get(nxt) == 1 and not _package_of(nxt, node):
                 return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):

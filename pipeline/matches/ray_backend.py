@@ -44,7 +44,7 @@ def connect(address: str | None) -> None:
         )
     except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own errors here
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise BackendError(f"backend.ray_address: cannot reach a Ray cluster at {address!r}: {reason}") from None
+        raise _unreachable(address, reason) from None
 
 
 def _check_listening(address: str) -> None:
@@ -53,7 +53,11 @@ def _check_listening(address: str) -> None:
         socket.create_connection((host, int(port)), timeout=5).close()
     except (OSError, ValueError) as err:
         reason = "expected host:port or ray://host:port" if isinstance(err, ValueError) else "nothing answers there"
-        raise BackendError(f"backend.ray_address: cannot reach a Ray cluster at {address!r}: {reason}") from None
+        raise _unreachable(address, reason) from None
+
+
+def _unreachable(address: str, reason: str) -> BackendError:
+    return BackendError(f"backend.ray_address: cannot reach a Ray cluster at {address!r}: {reason}")
 
 
 def cluster_cpus(address: str | None) -> int:
