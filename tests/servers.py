@@ -93,6 +93,7 @@ def mlflow_server(postgres, tmp_path_factory):
     command += ["--workers", "1"]
     log = tmp_path_factory.mktemp("mlflow-log") / "server.log"
     env = {**os.environ, "PGPASSWORD": postgres.password}
+    env["MLFLOW_SERVER_ENABLE_JOB_EXECUTION"] = "false"  # its job runner: processes no test needs
     with open(log, "w") as out:
         server = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -6,9 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import optuna
+import psycopg
 import yaml
 from mlflow import MlflowClient
 from servers import mlflow_server, postgres  # noqa: F401  (fixtures)
@@ -20,6 +22,17 @@ from pipeline.jobs.sweep import open_study
 from pipeline.jobs.sweep_storage import open_storage
 
 SWEEP = [sys.executable, "-m", "pipeline", "sweep"]
+PREPARE_WHEN_TOLD = """
+import sys, time
+from pathlib import Path
+from pipeline.config import load_params
+from pipeline.jobs.sweep import prepare_study
+params, url, folder = load_params(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
+(folder / f"ready-{sys.argv[4]}").touch()
+while not (folder / "go").exists():
+    time.sleep(0.01)
+prepare_study(params, url)
+"""
 
 
 def environment(**variables) -> dict:
@@ -93,6 +106,35 @@ def test_the_pipeline_logs_runs_metrics_artifacts_and_the_champion_to_an_mlflow_
     assert any(client.list_artifacts(run.info.run_id) for run in [parent, *stages]), "artifacts reach the server"
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")
     assert champion.run_id in {run.info.run_id for run in [parent, *stages]}
+
+
+def start_together(params_path: Path, url: str, folder: Path, workers: int = 4) -> None:
+    """Start `workers` processes that prepare the study at the same moment, once all have imported."""
+    folder.mkdir()
+    command = [sys.executable, "-c", PREPARE_WHEN_TOLD, str(params_path), url, str(folder)]
+    started = [
+        subprocess.Popen([*command, str(i)], env=environment(), stderr=subprocess.PIPE, text=True)
+        for i in range(workers)
+    ]  # fmt: skip
+    while len(list(folder.glob("ready-*"))) < workers:
+        assert all(w.poll() is None for w in started), [w.stderr.read()[-2000:] for w in started if w.poll()]
+        time.sleep(0.05)
+    (folder / "go").touch()
+    for worker in started:
+        assert worker.wait(timeout=300) == 0, worker.stderr.read()[-3000:]
+
+
+def test_workers_starting_together_create_the_tables_once_and_one_baseline_per_study(postgres, tmp_path):  # noqa: F811
+    """Without a lock, workers on a new database die on the tables' duplicate keys, and workers on a new
+    study each find no trial and add a baseline of their own (three of five tries did)."""
+    with psycopg.connect(postgres.url("optuna", with_password=True).replace("+psycopg", ""), autocommit=True) as db:
+        db.execute("CREATE DATABASE race")
+    url = postgres.url("race", with_password=True)
+    for study in ("first", "second"):  # a database without tables, then one with them
+        params_path = tiny_params(tmp_path, study=study)
+        start_together(params_path, url, tmp_path / study)
+        trials = open_study(load_params(params_path), open_storage(url)).get_trials()
+        assert len(trials) == 1 and trials[0].user_attrs["baseline"], study
 
 
 def test_two_sweep_workers_share_one_study_in_postgresql_and_keep_its_password_secret(

@@ -232,7 +232,7 @@ def study_uid(study: optuna.Study) -> str:
 def prepare_study(params: Params, storage_url: str, worker: int = 0) -> optuna.Study:
     """Open (or create) the study; the first trial plays params.yaml's own values: the baseline to beat."""
     storage = open_storage(storage_url)
-    with storage_lock(storage_url):  # workers of this host: one creates the study and its baseline
+    with storage_lock(storage_url):  # one worker at a time: the first creates the study and its baseline
         study = open_study(params, storage, worker)
         if not study.trials:
             baseline = {path: param_value(params, path) for path in params.sweep.space}

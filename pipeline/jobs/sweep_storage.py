@@ -1,8 +1,11 @@
 """Optuna storages for sweep workers that may be killed at any moment.
 
-A new SQLite database gets its tables from one process at a time (workers starting together otherwise
-both create them and one dies). A trial lost with its worker must neither stay RUNNING (a re-run
-would count it as live and never finish the study) nor wait minutes: each trial records its worker
+Workers that start together take turns to create the tables and the study with its baseline trial
+(otherwise both create them: one dies, or the study gets two baselines): a file lock of this host for a
+local file, an advisory lock of the server for PostgreSQL, whatever host the workers run on.
+
+A trial lost with its worker must neither stay RUNNING (a re-run would count it as live and never
+finish the study) nor wait minutes: each trial records its worker
 (`pipeline.owners`), and a dead worker of this host fails its trials at once; on any storage, the
 journal included, a heartbeat fails a trial whose worker on another host went silent. Either way the
 trial is retried with its params, at most `MAX_RETRY` times.
@@ -16,7 +19,7 @@ import time
 import warnings
 
 import optuna
-import sqlalchemy.exc
+import sqlalchemy
 from filelock import FileLock
 from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.storages.journal import JournalFileBackend
@@ -31,6 +34,7 @@ GRACE_SECONDS = 60  # six missed heartbeats: a loaded machine may delay some, a 
 MAX_RETRY = 2
 WORKER = "worker"  # user attr: the process running this attempt of the trial
 RUN_ID = "mlflow_run_id"  # user attr: this attempt's MLflow run
+ADVISORY_KEY = 0x5A_1F_A0  # PostgreSQL advisory lock id of the sweep workers (any constant bigint)
 _HEARTBEAT = "heartbeat"  # system attr of a journal trial: time of its worker's last beat
 warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # heartbeats, retries
 
@@ -64,12 +68,30 @@ class HeartbeatJournalStorage(optuna.storages.JournalStorage, BaseHeartbeat):
 
 
 def storage_lock(url: str) -> contextlib.AbstractContextManager:
-    """A lock of this host for a storage in a local file (creating it, failing lost trials); servers
-    need none (they create their schema once and lock rows)."""
+    """The lock workers take turns under: a file lock next to a local file, PostgreSQL's advisory lock
+    for a database there, none for other servers (start their first worker alone)."""
+    if url.startswith("postgresql"):
+        return _advisory_lock(url)
     path = url.removeprefix("journal:") if url.startswith("journal:") else url.removeprefix("sqlite:///")
     if path == url or path in ("", ":memory:"):
         return contextlib.nullcontext()
     return FileLock(f"{path}.workers.lock")  # not `.lock`: the journal file backend takes that name
+
+
+@contextlib.contextmanager
+def _advisory_lock(url: str):
+    """A session-level advisory lock of the database server, held on a connection of its own and
+    released with it, so a worker killed while holding it frees it."""
+    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sqlalchemy.text("SELECT pg_advisory_lock(:key)"), {"key": ADVISORY_KEY})
+            try:
+                yield
+            finally:
+                connection.execute(sqlalchemy.text("SELECT pg_advisory_unlock(:key)"), {"key": ADVISORY_KEY})
+    finally:
+        engine.dispose()
 
 
 def open_storage(url: str) -> optuna.storages.BaseStorage:
@@ -78,28 +100,16 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
         if url.startswith("journal:"):
             return HeartbeatJournalStorage(JournalFileBackend(url.removeprefix("journal:")))
         with storage_lock(url):
-            return _database_storage(url)
-    except (ImportError, sqlalchemy.exc.SQLAlchemyError, OSError) as err:
-        hint = "; PostgreSQL needs psycopg 3: pip install '.[postgres]'" if isinstance(err, ImportError) else ""
-        reason = str(err.__cause__ or err).strip().splitlines()[0]
-        raise ConfigError(mask_passwords(f"storage {url}: {reason}{hint}")) from None
-
-
-def _database_storage(url: str, attempts: int = 5) -> optuna.storages.RDBStorage:
-    """Workers that open a new server database together race to create its tables, and all but one
-    get a duplicate-key error (PostgreSQL's catalog): the tables exist then, so open it again."""
-    for attempt in range(attempts):
-        try:
             return optuna.storages.RDBStorage(
                 url,
                 heartbeat_interval=HEARTBEAT_SECONDS,
                 grace_period=GRACE_SECONDS,
                 heartbeat_stale_trial_callback=RetryLostTrial(max_retry=MAX_RETRY),
             )
-        except (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.ProgrammingError):
-            if attempt == attempts - 1:
-                raise
-            time.sleep(0.5 + attempt)
+    except (ImportError, sqlalchemy.exc.SQLAlchemyError, OSError) as err:
+        hint = "; PostgreSQL needs psycopg 3: pip install '.[postgres]'" if isinstance(err, ImportError) else ""
+        reason = str(err.__cause__ or err).strip().splitlines()[0]
+        raise ConfigError(mask_passwords(f"storage {url}: {reason}{hint}")) from None
 
 
 def fail_lost_trials(study: optuna.Study, url: str) -> None:
