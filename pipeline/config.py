@@ -242,6 +242,9 @@ class Params(Section):
     workers: Int = Field(0, ge=0, description="chunks of games in flight; 0 = one per core (of the Ray cluster)")
     backend: BackendParams = BackendParams()
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="where networks train and infer")
+    warm_start: str | None = Field(
+        None, description="generation 0 from a shipped champion's name or a checkpoint file; None = random"
+    )
     network: NetworkParams = NetworkParams()
     value: ValueParams = ValueParams()
     search: SearchParams = SearchParams()

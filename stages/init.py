@@ -1,13 +1,15 @@
-"""Stage `init`: the random generation-0 network (first best and first candidate), an empty replay
-buffer, and the MLflow parent run of this lineage."""
+"""Stage `init`: the generation-0 network (first best and first candidate), random or warm-started, an
+empty replay buffer, and the MLflow parent run of this lineage."""
 
+from pipeline import champions
 from pipeline.atomic import remove_leftovers
 from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
-from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets import CheckpointError
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import initial_network
 from stages import paths
 
@@ -16,14 +18,27 @@ from stages import paths
 def main(argv):
     remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, RUN_FILE.parent)
     params = load_params()
+    game = make_game(params.game)
+    model = starting_network(game, params)  # a warm start that does not fit fails before anything is written
     warm_up(params)
     use_params_machine(params)
-    game = make_game(params.game)
-    model = initial_network(game, params)
     for path in (paths.best(0), paths.candidate(0)):
-        save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed"))
+        save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed", "warm_start"))
     save_samples(paths.replay(0), empty_samples(game))
     start_pipeline_run(params)
+
+
+def starting_network(game, params):
+    """The random network of `network` and `seed`, or, with `warm_start`, a trained one of the same game
+    and shape: a run goes on from a shipped champion on a machine where its own folder is gone."""
+    if params.warm_start is None:
+        return initial_network(game, params)
+    try:
+        return load_checkpoint(
+            champions.resolve(params.warm_start), game.name, initial_network(game, params).shape
+        )
+    except CheckpointError as err:
+        raise CheckpointError(f"warm_start: {err}") from None
 
 
 if __name__ == "__main__":

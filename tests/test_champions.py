@@ -106,3 +106,41 @@ def test_the_champions_are_package_data():
     for name in SHIPPED:
         params = champions.FOLDER / champions.card(name)["params"]
         assert {champions.checkpoint_path(name), champions.card_path(name), params} <= packaged
+
+
+def run_init(project: Path, monkeypatch, **changes) -> None:
+    """The `init` stage in `project` on a shipped champion's params with `changes`, as `dvc repro` runs it."""
+    import yaml
+
+    from stages import init
+
+    data = yaml.safe_load((champions.FOLDER / "params" / "tictacmo.yaml").read_text())
+    data["tracking"] = {"tracking_uri": f"sqlite:///{project / 'mlflow.db'}"}
+    data.update(changes)
+    (project / "params.yaml").write_text(yaml.safe_dump(data))
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    init.main([])
+
+
+def test_warm_start_begins_the_run_at_the_champions_weights(tmp_path, monkeypatch):
+    run_init(tmp_path, monkeypatch, warm_start="tictacmo")
+    started = load_checkpoint(tmp_path / "models/best/gen_0.ckpt").state_dict()
+    shipped = load_checkpoint(champions.checkpoint_path("tictacmo")).state_dict()
+    assert all(started[key].equal(shipped[key]) for key in shipped)
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"warm_start": "connect4"}, "trained for game 'connect4'"),
+        ({"warm_start": "tictacmo", "network": {"blocks": 2, "channels": 16, "se_reduction": 4}}, "does not match"),
+        ({"warm_start": "no-such-champion"}, "neither a checkpoint file nor a shipped champion"),
+    ],
+)
+def test_a_warm_start_that_does_not_fit_is_one_line_naming_the_field(tmp_path, monkeypatch, capsys, changes, reason):
+    with pytest.raises(SystemExit):
+        run_init(tmp_path, monkeypatch, **changes)
+    error = capsys.readouterr().err.strip()
+    assert error.startswith("error: warm_start: ") and reason in error and "\n" not in error
+    assert not (tmp_path / "models/best/gen_0.ckpt").exists()
