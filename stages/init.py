@@ -34,9 +34,7 @@ def starting_network(game, params):
     if params.warm_start is None:
         return initial_network(game, params)
     try:
-        return load_checkpoint(
-            champions.resolve(params.warm_start), game.name, initial_network(game, params).shape
-        )
+        return load_checkpoint(champions.resolve(params.warm_start), game.name, initial_network(game, params).shape)
     except CheckpointError as err:
         raise CheckpointError(f"warm_start: {err}") from None
 

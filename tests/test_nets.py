@@ -167,3 +167,37 @@ def test_frozen_inference_model_matches_the_network(name):
         expected_logits, expected_values = model(torch.from_numpy(game.encode_batch(states)))
     assert np.allclose(logits, expected_logits.numpy(), atol=1e-5)
     assert np.allclose(values, expected_values.numpy(), atol=1e-5)
+
+
+def test_bfloat16_inference_stays_close_to_float32_and_leaves_the_model_as_it_was():
+    """bf16 search (`search.precision`) sees the trained network's outputs to within a few hundredths,
+    as float32 numpy arrays, and the caller's model keeps its float32 weights."""
+    from pipeline import champions
+    from pipeline.agents.recipes import search_config
+    from pipeline.agents.search_agent import PlayConfig
+    from pipeline.agents.spec import AgentSpec
+    from pipeline.config import parse_params
+
+    game = make_game("connect4")
+    model = load_checkpoint(champions.checkpoint_path("connect4"))
+    rng = np.random.default_rng(0)
+    states = []
+    while len(states) < 32:
+        state = game.initial_state()
+        for _ in range(rng.integers(0, 20)):
+            if not game.is_terminal(state):
+                state, _ = game.step(state, int(rng.choice(game.legal_actions(state))))
+        states.append(state)
+    one_generation = [{"gen": 1, "prev": 0}]
+    params = parse_params({"game": "connect4", "search": {"precision": "bfloat16"}, "generations": one_generation})
+    spec = AgentSpec.alphazero("az", model, PlayConfig(simulations=8), search_config(params))
+    evaluator = spec._network(game)
+    assert evaluator.dtype == torch.bfloat16
+    logits, values = evaluator.evaluate(states)
+    with torch.no_grad():
+        expected_logits, expected_values = model(torch.from_numpy(game.encode_batch(states)))
+    assert logits.dtype == np.float32 and values.dtype == np.float32
+    assert np.abs(logits - expected_logits.numpy()).max() < 0.3
+    assert np.abs(values - expected_values.numpy()).max() < 0.1
+    assert not np.array_equal(values, expected_values.numpy())  # bf16 arithmetic really ran
+    assert all(p.dtype == torch.float32 for p in model.parameters())

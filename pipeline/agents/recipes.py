@@ -20,4 +20,5 @@ def search_config(params: Params) -> SearchConfig:
         gumbel_considered=s.gumbel_considered,
         gumbel_c_scale=s.gumbel_c_scale,
         forced_playouts=s.forced_playouts,
+        precision=s.precision,
     )

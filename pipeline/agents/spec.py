@@ -75,7 +75,7 @@ class AgentSpec:
             shape, weights = self.network
             model = SENet(NetworkShape(**shape))
             model.load_state_dict(weights)
-            self._frozen = NetworkEvaluator(game, model.eval())
+            self._frozen = NetworkEvaluator(game, model.eval(), self.search.precision)
         return self._frozen
 
     def __getstate__(self) -> dict:

@@ -23,7 +23,7 @@ from pipeline.config import TrainParams, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
-from pipeline.nets.evaluator import frozen_for_inference
+from pipeline.nets.evaluator import PRECISIONS, frozen_for_inference
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.threads import follow_free_cores, use_threads
@@ -54,11 +54,13 @@ def _random_positions(game, count: int, seed: int = 0) -> list:
     return states
 
 
-def network_positions_per_s(game, model, batch: int, seconds: float, repeats: int = 3) -> float:
+def network_positions_per_s(
+    game, model, batch: int, seconds: float, repeats: int = 3, precision: str = "float32"
+) -> float:
     """Best of `repeats` timed loops of the network as search runs it (traced and frozen): the
     ceiling against which search is compared."""
-    model = frozen_for_inference(model, game.observation_shape)
-    planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch)))
+    model = frozen_for_inference(model, game.observation_shape, precision=precision)
+    planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch))).to(PRECISIONS[precision])
     best = 0.0
     with torch.inference_mode():
         model(planes)  # warm-up
@@ -72,13 +74,16 @@ def network_positions_per_s(game, model, batch: int, seconds: float, repeats: in
     return best
 
 
-def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0, backend: str = "pool") -> dict:
+def selfplay_figures(
+    game_name: str, model, games: int, batch: int, workers: int = 0, backend: str = "pool", precision: str = "float32"
+) -> dict:
     game = make_game(game_name)
     params = parse_params(
         {
             "game": game_name,
             "workers": workers,
             "backend": {"kind": backend},
+            "search": {"precision": precision},
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
         }
@@ -130,19 +135,26 @@ FULL = {"network_seconds": 6.0, "selfplay_batches": 8, "train_steps": 300}
 
 
 def run(
-    network_seconds: float, selfplay_batches: int, train_steps: int, batch: int = 64, workers: int = 0, backend="pool"
+    network_seconds: float,
+    selfplay_batches: int,
+    train_steps: int,
+    batch: int = 64,
+    workers: int = 0,
+    backend="pool",
+    precision="float32",
 ) -> dict:
-    """Every figure once: per game under the game's name, training at the top level. `workers` and
-    `backend` (of the self-play figures) as in params.yaml (0: one per core; pool or a local Ray)."""
+    """Every figure once: per game under the game's name, training at the top level. `workers`,
+    `backend` and `precision` (of the network and self-play figures) as in params.yaml (0: one per core;
+    pool or a local Ray; float32 or bfloat16)."""
     figures: dict = {"threads": torch.get_num_threads(), "batch": batch, "cpu_count": os.cpu_count()}
     for name in GAMES:
         game, model = _model(name)
-        network = network_positions_per_s(game, model, batch, seconds=network_seconds)
+        network = network_positions_per_s(game, model, batch, seconds=network_seconds, precision=precision)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
-        play = selfplay_figures(name, model, games=games, batch=batch, workers=workers, backend=backend)
+        play = selfplay_figures(name, model, games, batch, workers, backend, precision)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
-        alone = selfplay_figures(name, model, games=batch // 2, batch=batch // 2, workers=1)
+        alone = selfplay_figures(name, model, games=batch // 2, batch=batch // 2, workers=1, precision=precision)
         figures[name] = {
             "network_positions_per_s": network,
             "search_sims_per_s": play["sims_per_s"],
@@ -223,6 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")
     parser.add_argument("--backend", choices=["pool", "ray"], default="pool", help="where self-play runs")
+    parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
         "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
@@ -232,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
-    budgets = {**(QUICK if args.quick else FULL), "backend": args.backend}
+    budgets = {**(QUICK if args.quick else FULL), "backend": args.backend, "precision": args.precision}
     if args.solver:
         figures = solver_figures(args.solver, args.positions)
     elif args.load:

@@ -2,7 +2,7 @@
 is worse (win / draw / loss) than the best one.
 
 `python -m pipeline connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
-[--positions N] [--json]`
+[--positions N] [--precision float32|bfloat16] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
@@ -16,32 +16,36 @@ from __future__ import annotations
 import argparse
 import json
 
+from pipeline import champions
 from pipeline.commands.cli import entry_point
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.evaluator import PRECISIONS, NetworkEvaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
 
 @entry_point
 def main(argv):
     parser = argparse.ArgumentParser(prog="python -m pipeline connect4_benchmark", description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint")
+    parser.add_argument("checkpoint", help="a checkpoint file or a shipped champion's name")
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
     parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")
     parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
     parser.add_argument("--root", choices=["puct", "gumbel"], default="puct", help="root search (default puct)")
+    parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     game = make_game("connect4")
     files = resolve_files(args.data_dir, args.files)
     if not files:
         parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
-    evaluator = CachingEvaluator(NetworkEvaluator(game, load_checkpoint(args.checkpoint, game.name)))
+    network = load_checkpoint(champions.resolve(args.checkpoint), game.name)
+    evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision))
+    config = SearchConfig(root=args.root, precision=args.precision)
     try:
-        rows = mistake_rates(game, evaluator, files, args.positions, args.sims, SearchConfig(root=args.root))
+        rows = mistake_rates(game, evaluator, files, args.positions, args.sims, config)
     except ValueError as err:
         parser.exit(1, f"error: {err}\n")
     for row in rows:

@@ -67,17 +67,18 @@ def end_values(game, records: list[GameRecord], params: Params) -> list[np.ndarr
 
 
 def greedy_td_targets(
-    game, model: SENet, records: list[GameRecord], outcomes: list[np.ndarray], gamma: float, lam: float
+    game, model: SENet, records: list[GameRecord], outcomes: list[np.ndarray], params: Params
 ) -> list[np.ndarray]:
     """Per game, the TD(lambda) value target of each recorded position (absolute seats)."""
     later = [s for r in records for s in r.states[1:]]  # s_1..s_{T-1} of every game, in one batch
     values = np.zeros((0, game.num_players))
     if later:
-        _, relative = NetworkEvaluator(game, model).evaluate(later)
+        _, relative = NetworkEvaluator(game, model, params.search.precision).evaluate(later)
         values = to_absolute(relative, np.array([game.to_play(s) for s in later]))
     targets, start = [], 0
     for record, outcome in zip(records, outcomes):
         count = len(record.states) - 1
+        gamma, lam = params.selfplay.td_gamma, params.selfplay.td_lambda
         targets.append(td_lambda_returns(values[start : start + count], outcome, gamma, lam))
         start += count
     return targets
@@ -135,7 +136,7 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
     )
     outcomes = end_values(game, result.records, params)
     if sp.strategy == "greedy_td":
-        targets = greedy_td_targets(game, model, result.records, outcomes, sp.td_gamma, sp.td_lambda)
+        targets = greedy_td_targets(game, model, result.records, outcomes, params)
     else:
         targets = alphazero_targets(result.records, outcomes, sp.root_value_weight)
     return SelfPlayResult(
