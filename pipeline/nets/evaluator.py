@@ -3,8 +3,8 @@ CPU or a GPU (`device` in params.yaml: auto takes a GPU when torch sees one).
 
 For inference the model is traced and frozen with TorchScript: measured on 2 cores, 15-20% more
 positions/s for the small batches self-play feeds it (see BENCHMARKS.md), same outputs. With
-`precision` bfloat16 it also runs in bf16, about twice as fast where the CPU has AVX-512 BF16 (or on a
-GPU), with outputs within a few hundredths of float32's; elsewhere bf16 is emulated and slow.
+`precision` bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16 (BENCHMARKS.md,
+"bf16 inference"), outputs within a few hundredths of float32's; elsewhere torch emulates bf16, slowly.
 """
 
 from __future__ import annotations
