@@ -67,16 +67,22 @@ def test_the_report_draws_mistakes_against_simulations_and_hours(tmp_path):
     assert {r["generation"] for r in rows} == {0, 1, 2, 3} and rows[-1]["simulations"] == 27000
 
 
-def test_the_command_draws_a_run_folders_curve(tmp_path, capsys):
+@pytest.mark.parametrize("warm_start", [None, "connect4"])
+def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
+    """From zero, or, for a run warm-started from a shipped champion, from the compute on its card."""
     import torch
     import yaml
 
+    from pipeline import champions
     from pipeline.commands.benchmark_curve import main
     from pipeline.nets.checkpoint import save_checkpoint
     from pipeline.nets.senet import NetworkShape, SENet
 
     game = make_game("connect4")
     params = {"game": "connect4", "search": {"rollouts": 10}, "generations": [{"gen": 1, "prev": 0}]}
+    params["warm_start"] = warm_start
+    start = champions.compute_spent(warm_start) if warm_start else {"simulations": 0, "hours": 0.0}
+    assert not warm_start or start["simulations"] > 0, "the connect4 card says what trained it"
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     for generation in (0, 1):
         torch.manual_seed(generation)
@@ -93,7 +99,10 @@ def test_the_command_draws_a_run_folders_curve(tmp_path, capsys):
         (tmp_path / "metrics" / stage / "gen_1.json").write_text(json.dumps(data))
     main([str(tmp_path), "--sims", "0", "--positions", "2", "--json", "--plot", str(tmp_path / "curve.png")])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert {(r["generation"], r["simulations"]) for r in rows} == {(0, 0), (1, 400)}
-    assert all(r["hours"] == pytest.approx(0.5 + 40 / 3600) for r in rows if r["generation"] == 1)
+    assert {(r["generation"], r["simulations"]) for r in rows} == {
+        (0, start["simulations"]),
+        (1, start["simulations"] + 400),
+    }
+    assert all(r["hours"] == pytest.approx(start["hours"] + 0.5 + 40 / 3600) for r in rows if r["generation"] == 1)
     assert (tmp_path / "curve.png").stat().st_size > 0
     assert len(list((tmp_path / "data/matches/benchmark").glob("*.json"))) == 2

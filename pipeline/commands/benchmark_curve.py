@@ -14,6 +14,7 @@ import logging
 import sys
 from pathlib import Path
 
+from pipeline import champions
 from pipeline.agents.recipes import search_config
 from pipeline.commands.cli import entry_point
 from pipeline.config import BenchmarkParams, load_params
@@ -32,6 +33,16 @@ def _read_json(path: Path) -> dict:
         return json.loads(path.read_text())
     except (OSError, ValueError) as err:
         raise SystemExit(f"error: {path}: cannot read metrics ({err})") from None
+
+
+def warm_start_compute(warm_start: str | None) -> dict | None:
+    """Where the curve begins: a run warm-started from a shipped champion carries the compute on its card."""
+    name = champions.shipped_name(warm_start) if warm_start else None
+    if name is None:
+        if warm_start:
+            log.warning("warm start from %s: the curve counts this run's compute only", warm_start)
+        return None
+    return champions.compute_spent(name)
 
 
 @entry_point
@@ -68,9 +79,9 @@ def main(argv):
     config = search_config(params)
     config = dataclasses.replace(config, root=args.root) if args.root else config  # compare networks, not searches
     scores = run_benchmark(game, networks, files, settings, config, cache, sys.stderr.isatty())["benchmark_generations"]
-    rows = curve(
-        scores, cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts)
-    )
+    start = warm_start_compute(params.warm_start)
+    compute = cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts, start)
+    rows = curve(scores, compute)
     for row in rows:
         print(json.dumps(row) if args.json else f"gen {row['generation']:3d} {row['simulations'] / 1e6:8.2f}M sims "
               f"{row['hours']:6.2f} h  {row['set']:12s} {row['chooser']:12s} {row['percent']:6.2f}%")  # fmt: skip
