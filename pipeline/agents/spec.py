@@ -1,5 +1,7 @@
 """Players as recipes that cross process boundaries: an `AgentSpec` names a kind of player, its
-settings and (for networks) the weights, and builds the player in whichever worker plays it."""
+settings and (for networks) the weights, and builds the player in whichever worker plays it. A
+player name of the grammar (`names.py`: `uct:200`, `hold:20`, ...) becomes a spec here, so every
+command builds the same player from the same words."""
 
 from __future__ import annotations
 
@@ -16,10 +18,14 @@ from pipeline.agents import (
     uct_agent,
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
+from pipeline.agents.names import PlayerName
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
+
+# The kinds of player a spec builds; the names they are recorded under in finished matches.
+KINDS = ("alphazero", "greedy", "uct", "random", "pig_optimal", "pig_hold", "alphabeta", "solver")
 
 
 @dataclass
@@ -27,7 +33,7 @@ class AgentSpec:
     """How to build one player in any process."""
 
     name: str
-    kind: str  # "alphazero" | "greedy" | "uct" | "random" | "pig_optimal" | "pig_hold" | "alphabeta" | "solver"
+    kind: str  # one of KINDS
     play: PlayConfig = field(default_factory=PlayConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
@@ -36,6 +42,13 @@ class AgentSpec:
     hold_at: int = 20  # turn total at which "pig_hold" holds
     depth: int = 0  # search depth of "alphabeta"
     _frozen: NetworkEvaluator | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        self._check_kind()  # refused where it is written, not in a worker halfway through a match
+
+    def _check_kind(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: unknown kind of player {self.kind!r}; expected one of {', '.join(KINDS)}")
 
     @classmethod
     def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
@@ -52,6 +65,7 @@ class AgentSpec:
     def build(self, game, stream: int = 0):
         """The agent; `stream` picks an independent random stream for agents with their own
         randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""
+        self._check_kind()  # a kind changed after the spec was made
         if self.kind in ("alphazero", "greedy"):
             evaluator = CachingEvaluator(self._network(game))
             if self.kind == "greedy":
@@ -86,19 +100,18 @@ def _weights(model: SENet) -> tuple[dict, dict]:
     return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
 
-def baseline_spec(text: str, c_uct: float, seed: int) -> AgentSpec | None:
-    """The baseline `text` names (`uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`),
-    or None for a checkpoint path."""
-    kind, _, budget = text.partition(":")
-    if kind in ("random", "solver", "optimal") and not budget:
-        return AgentSpec("second", {"optimal": "pig_optimal"}.get(kind, kind))
-    if kind in ("uct", "alphabeta", "hold") and budget.isdigit() and int(budget) > 0:
-        n = int(budget)
-        if kind == "uct":
-            return AgentSpec.uct("second", n, c_uct, seed)
-        return (
-            AgentSpec("second", "alphabeta", depth=n)
-            if kind == "alphabeta"
-            else AgentSpec("second", "pig_hold", hold_at=n)
-        )
-    return None
+def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
+    """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
+    `seed` are a UCT baseline's exploration constant and rollout seed."""
+    n = player.number
+    if player.kind == "uct":
+        return AgentSpec.uct(name, n, c_uct, seed)
+    if player.kind == "alphabeta":
+        return AgentSpec(name, "alphabeta", depth=n)
+    if player.kind == "hold":
+        return AgentSpec(name, "pig_hold", hold_at=n)
+    if player.kind in ("random", "solver"):
+        return AgentSpec(name, player.kind)
+    if player.kind == "optimal":
+        return AgentSpec(name, "pig_optimal")
+    raise ValueError(f"{player.text!r}: not a baseline")

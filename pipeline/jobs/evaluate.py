@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from pipeline.agents import PlayConfig
 from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
-from pipeline.agents.recipes import search_config
+from pipeline.agents.recipes import champion_player, head_to_head_player, search_config
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import BenchmarkParams, Params
 from pipeline.games.pig import PigGame
@@ -60,17 +59,11 @@ def spec_identity(spec: AgentSpec) -> str:
     return "|".join(parts)
 
 
-def champion_spec(champion: SENet, params: Params, simulations: int | None = None, name: str = "alphazero"):
-    """The champion as evaluated: its search params, no noise, the most visited move."""
-    play = PlayConfig(simulations=simulations or params.search.rollouts)
-    return AgentSpec.alphazero(name, champion, play, search_config(params))
-
-
 # --- seed 000: fig. 3a / 3b ----------------------------------------------------------------------
 def plan_fig3(game, champion: SENet, params: Params) -> list[PlannedMatch]:
     ev = params.evaluate
     subjects = [
-        champion_spec(champion, params),
+        champion_player("alphazero", champion, params),
         AgentSpec.uct("control", params.search.rollouts, ev.c_uct, params.seed + 1),
     ]
     matches = []
@@ -106,7 +99,7 @@ def has_pig_oracle(game) -> bool:
 
 def plan_pig_oracle(game, champion: SENet, params: Params) -> list[PlannedMatch]:
     oracle = params.evaluate.pig_oracle
-    subject = champion_spec(champion, params)
+    subject = champion_player("alphazero", champion, params)
     opponents = [
         AgentSpec("optimal", "pig_optimal"),
         AgentSpec(f"hold_at_{oracle.hold_at}", "pig_hold", hold_at=oracle.hold_at),
@@ -142,9 +135,6 @@ def plan_ratings(game, networks: list[SENet], params: Params) -> tuple[list[Plan
     Returns the matches and the player holding each generation's best network."""
     ratings, ev = params.evaluate.ratings, params.evaluate
     # Network players vary their openings as in gating, else two fixed networks replay one game.
-    play = PlayConfig(
-        simulations=params.search.rollouts, add_noise=True, temperature_moves=params.gate.temperature_moves
-    )
     players: list[AgentSpec] = []
     digests: list[str] = []
     player_of: dict[int, str] = {}
@@ -152,7 +142,7 @@ def plan_ratings(game, networks: list[SENet], params: Params) -> tuple[list[Plan
         digest = weights_digest(network.state_dict())
         if digest not in digests:
             digests.append(digest)
-            players.append(AgentSpec.alphazero(f"gen{generation}", network, play, search_config(params)))
+            players.append(head_to_head_player(f"gen{generation}", network, params))
         player_of[generation] = players[digests.index(digest)].name
     baselines = [AgentSpec.uct(f"uct{b}", b, ev.c_uct, params.seed + b) for b in ratings.uct_baselines]
     seatings = mixed_seatings(game.num_players) * ratings.games_per_seating
@@ -187,7 +177,7 @@ def plan_alphabeta(game, champion: SENet, params: Params) -> list[PlannedMatch]:
     sides = [[0, 1]] * table.games_per_side + [[1, 0]] * table.games_per_side
     matches = []
     for sims in table.simulations:
-        subject = champion_spec(champion, params, sims, f"alphazero@{sims}")
+        subject = champion_player(f"alphazero@{sims}", champion, params, sims)
         for depth in table.depths:
             opponent = AgentSpec(f"alphabeta{depth}", "alphabeta", depth=depth)
             matches.append(PlannedMatch("alphabeta", (sims, depth), [subject, opponent], sides))
@@ -230,7 +220,7 @@ def plan_solver_games(game, champion: SENet, params: Params, openings) -> list[P
     """Each opening twice: champion to move, then the solver to move (seat 0 moved first at ply 0)."""
     matches = []
     for sims in params.evaluate.solver_games.simulations:
-        subject = champion_spec(champion, params, sims, f"alphazero@{sims}")
+        subject = champion_player(f"alphazero@{sims}", champion, params, sims)
         solver = AgentSpec("solver", "solver")
         for side in ("to_move", "waiting"):
             seatings, starts = [], []
