@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from pipeline.agents.names import BASELINES, NETWORK, SEATS, PlayerName, parse_player
-from pipeline.agents.spec import AgentSpec, baseline_spec
+from pipeline.agents.names import BASELINES, NETWORK, SEATS, PlayerName, baseline_spec, parse_player
+from pipeline.agents.spec import AgentSpec
 from pipeline.games import make_game
 
 

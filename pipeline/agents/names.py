@@ -1,7 +1,9 @@
 """The one grammar of player names, `KIND` or `KIND:N`, shared by `play`'s seats, `match`'s opponent and
 the sweep's panel: `uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`, `human`, `az:100`,
 or a network (a checkpoint file or a shipped champion's name). Each command says which kinds it
-seats; anything else is refused with one line naming the text and what was expected."""
+seats; anything else is refused with one line naming the text and what was expected. A baseline's
+name becomes its `AgentSpec` here (`baseline_spec`), so every command builds the same player from
+the same words."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import champions
+from pipeline.agents.spec import AgentSpec
 
 # What N means for the kinds that take one; the others take none.
 NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total"}
@@ -57,3 +60,20 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
         else:
             words.append(kind)
     return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
+def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
+    """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
+    `seed` are a UCT baseline's exploration constant and rollout seed."""
+    n = player.number
+    if player.kind == "uct":
+        return AgentSpec.uct(name, n, c_uct, seed)
+    if player.kind == "alphabeta":
+        return AgentSpec(name, "alphabeta", depth=n)
+    if player.kind == "hold":
+        return AgentSpec(name, "pig_hold", hold_at=n)
+    if player.kind in ("random", "solver"):
+        return AgentSpec(name, player.kind)
+    if player.kind == "optimal":
+        return AgentSpec(name, "pig_optimal")
+    raise ValueError(f"{player.text!r}: not a baseline")

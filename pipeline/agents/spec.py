@@ -1,7 +1,5 @@
 """Players as recipes that cross process boundaries: an `AgentSpec` names a kind of player, its
-settings and (for networks) the weights, and builds the player in whichever worker plays it. A
-player name of the grammar (`names.py`: `uct:200`, `hold:20`, ...) becomes a spec here, so every
-command builds the same player from the same words."""
+settings and (for networks) the weights, and builds the player in whichever worker plays it."""
 
 from __future__ import annotations
 
@@ -18,7 +16,6 @@ from pipeline.agents import (
     uct_agent,
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
-from pipeline.agents.names import PlayerName
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
@@ -98,20 +95,3 @@ class AgentSpec:
 
 def _weights(model: SENet) -> tuple[dict, dict]:
     return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
-
-
-def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
-    """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
-    `seed` are a UCT baseline's exploration constant and rollout seed."""
-    n = player.number
-    if player.kind == "uct":
-        return AgentSpec.uct(name, n, c_uct, seed)
-    if player.kind == "alphabeta":
-        return AgentSpec(name, "alphabeta", depth=n)
-    if player.kind == "hold":
-        return AgentSpec(name, "pig_hold", hold_at=n)
-    if player.kind in ("random", "solver"):
-        return AgentSpec(name, player.kind)
-    if player.kind == "optimal":
-        return AgentSpec(name, "pig_optimal")
-    raise ValueError(f"{player.text!r}: not a baseline")

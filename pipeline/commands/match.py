@@ -22,9 +22,8 @@ import json
 import numpy as np
 
 from pipeline import champions
-from pipeline.agents.names import BASELINES, NETWORK, expected, parse_player
+from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
-from pipeline.agents.spec import baseline_spec
 from pipeline.commands.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game

@@ -35,9 +35,9 @@ import numpy as np
 import optuna
 from tqdm import tqdm
 
-from pipeline.agents.names import BASELINES, parse_player
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
-from pipeline.agents.spec import AgentSpec, baseline_spec
+from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params, load_params, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
