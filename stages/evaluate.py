@@ -24,21 +24,10 @@ def main(argv):
     game = make_game(params.game)
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:
-        results = run_evaluation(game, networks, params, paths.MATCHES, progress=sys.stderr.isatty())
-        write_json(paths.EVALUATION, results)
-        for experiment in ("fig3a", "fig3b_control"):
-            for row in results.get(experiment, []):
-                run.log_metrics({f"{experiment}_diff_vs_uct{row['opponent_rollouts']}": row["difference"]})
-        ratings = {row["name"]: row["rating"] for row in results.get("ratings", [])}
-        for generation, player in results.get("player_of_generation", {}).items():
-            run.log_metrics({"elo": ratings[player]}, step=int(generation))
-        for row in results.get("benchmark_generations", []):
-            name = f"mistakes_{row['set']}_{row['chooser'].replace(' ', '')}"
-            run.log_metrics({name: row["percent"]}, step=row["generation"])
-        for row in results.get("pig_oracle", []):
-            run.log_metrics({f"win_rate_vs_{row['opponent']}": row["score"]})
-        for row in results.get("pig_oracle_policy_exact", []):
-            run.log_metrics({f"policy_head_exact_win_rate_vs_{row['opponent']}": row["score"]})
+        evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=sys.stderr.isatty())
+        write_json(paths.EVALUATION, evaluation.to_json())
+        for name, value, step in evaluation.tracked():
+            run.log_metrics({name: value}, step=step)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import json
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point
 from pipeline.config import load_params
+from pipeline.jobs.experiments import Evaluation
 from pipeline.jobs.report import summary_metrics, write_report
 from pipeline.jobs.tracking import stage_run, warm_up
 from stages import paths
@@ -26,7 +27,7 @@ def main(argv):
     gens = range(1, final + 1)
     train = [_read(paths.metrics("train", g)) for g in gens]
     gate = [_read(paths.metrics("gate", g)) for g in gens]
-    evaluation = _read(paths.EVALUATION)
+    evaluation = Evaluation.read(_read(paths.EVALUATION))
     selfplay = [_read(paths.metrics("selfplay", g)) for g in gens]
     written = write_report(paths.REPORTS, params.game, selfplay, train, gate, evaluation)
     summary = summary_metrics(train, gate, evaluation)

@@ -144,7 +144,7 @@ def test_the_readme_line_plays_the_three_player_default_game(tmp_path, monkeypat
 
 def test_the_winner_is_named():
     game = make_game("tictacmo")
-    agents = play.make_agents(game, play.parse_seats("human,random", 3, fill="random"), None, 8, 0)
+    agents = play.make_agents(game, play.parse_seats("human,random", 3, fill="random", sims=8), None, 0)
     assert play.result_line(game, agents, np.array([-1.0, 1.0, -1.0])) == "winner: seat 1 (random) playing O"
     assert play.result_line(game, agents, np.zeros(3)) == "draw"
 

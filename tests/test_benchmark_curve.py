@@ -10,6 +10,8 @@ from test_report import GATE, SELFPLAY, TRAIN
 
 from pipeline.games import make_game
 from pipeline.jobs.evaluate import run_evaluation
+from pipeline.jobs.experiments import Evaluation
+from pipeline.jobs.experiments.benchmark import BenchmarkResult
 from pipeline.jobs.report import write_report
 from pipeline.jobs.strength_curve import cumulative_compute, curve
 
@@ -32,7 +34,7 @@ def test_every_generation_is_scored_once_and_a_corrupt_entry_again(tmp_path, cap
     off = {"enabled": False}
     params = tiny_params("connect4", fig3=off, ratings=off, alphabeta=off, solver_games=off)
     nets = networks(game, 3, same_as_previous=(1,))  # generation 1 promoted nothing
-    first = run_evaluation(game, nets, params, tmp_path, progress=False)
+    first = run_evaluation(game, nets, params, tmp_path, progress=False).to_json()
     rows = first["benchmark_generations"]
     assert sorted({r["generation"] for r in rows}) == [0, 1, 2]
     by_generation = {g: [r for r in rows if r["generation"] == g] for g in range(3)}
@@ -42,7 +44,7 @@ def test_every_generation_is_scored_once_and_a_corrupt_entry_again(tmp_path, cap
     assert len(entries) == 2, "one entry per distinct network"
 
     entries[0].write_text("{not json")
-    again = run_evaluation(game, nets, params, tmp_path, progress=False)
+    again = run_evaluation(game, nets, params, tmp_path, progress=False).to_json()
     assert again["benchmark_generations"] == rows
     assert "corrupt entry" in caplog.text
     assert all(isinstance(json.loads(e.read_text()), list) for e in entries)
@@ -57,7 +59,7 @@ def test_the_report_draws_mistakes_against_simulations_and_hours(tmp_path):
         for s in ("Test_L3_R1", "Test_L1_R2")
         for c in ("policy", "search 4")
     ]
-    evaluation = {"rollouts": 8, "benchmark_generations": scores}
+    evaluation = Evaluation(rollouts=8, seconds=0.0, results=[BenchmarkResult(8, [], scores)])
     write_report(tmp_path, "connect4", selfplay, train, GATE, evaluation)
     assert (tmp_path / "benchmark_curve.png").stat().st_size > 0
     markdown = (tmp_path / "report.md").read_text()

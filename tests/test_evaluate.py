@@ -47,7 +47,7 @@ def test_tictactoe_ratings_fig3_and_the_cache(tmp_path):
     game = make_game("tictactoe")
     params = tiny_params("tictactoe")
     nets = networks(game, 4, same_as_previous=(2,))  # generation 2 promoted nothing
-    first = run_evaluation(game, nets, params, tmp_path / "matches", progress=False)
+    first = run_evaluation(game, nets, params, tmp_path / "matches", progress=False).to_json()
     assert first["seconds"] > 0
     assert [row["opponent_rollouts"] for row in first["fig3a"]] == [2, 4]
     assert first["player_of_generation"] == {0: "gen0", 1: "gen1", 2: "gen1", 3: "gen3"}
@@ -58,18 +58,20 @@ def test_tictactoe_ratings_fig3_and_the_cache(tmp_path):
     assert abs(sum(by_generation[3][k] for k in ("win", "draw", "loss")) - 1) < 1e-9
     assert "alphabeta" not in first and first["skipped"] == []  # Connect-4 tables do not apply
 
-    again = run_evaluation(game, nets, params, tmp_path / "matches", progress=False)
+    again = run_evaluation(game, nets, params, tmp_path / "matches", progress=False).to_json()
     assert again["seconds"] == 0.0, "every match was cached: nothing is replayed"
     assert again["ratings"] == first["ratings"] and again["fig3a"] == first["fig3a"]
 
-    longer = run_evaluation(game, [*nets, nets[-1]], tiny_params("tictactoe"), tmp_path / "matches", progress=False)
+    longer = run_evaluation(
+        game, [*nets, nets[-1]], tiny_params("tictactoe"), tmp_path / "matches", progress=False
+    ).to_json()
     assert longer["player_of_generation"][4] == "gen3" and longer["seconds"] == 0.0
 
 
 def test_two_player_pig_meets_its_oracles(tmp_path):
     game = make_game("pig(players=2,goal=12)")
     params = tiny_params(game.name, fig3={"enabled": False}, ratings={"enabled": False})
-    result = run_evaluation(game, networks(game, 1), params, tmp_path, progress=False)
+    result = run_evaluation(game, networks(game, 1), params, tmp_path, progress=False).to_json()
     rows = {row["opponent"]: row for row in result["pig_oracle"]}
     assert set(rows) == {"optimal", "hold_at_20"}
     assert all(row["games"] == 6 and 0 <= row["score"] <= 1 for row in rows.values())
@@ -81,7 +83,7 @@ def test_two_player_pig_meets_its_oracles(tmp_path):
 def test_connect4_tables_solver_games_and_benchmark(tmp_path):
     game = make_game("connect4")
     params = tiny_params("connect4", fig3={"enabled": False}, ratings={"enabled": False})
-    result = run_evaluation(game, networks(game, 1), params, tmp_path, progress=False)
+    result = run_evaluation(game, networks(game, 1), params, tmp_path, progress=False).to_json()
     table = result["alphabeta"]
     assert (table["simulations"], table["depths"]) == ([2], [1, 2])
     assert all(0 <= v <= 1 for side in ("first", "second", "both") for v in table[side][0])

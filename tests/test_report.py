@@ -1,8 +1,14 @@
 """The report: one self-contained HTML page, a Markdown summary whose images exist, sections only for
-the experiments that ran, and a few headline metrics."""
+the experiments that ran, and a few headline metrics; the evaluation's typed result read back from
+its JSON unchanged."""
 
+import json
 import re
 
+from pipeline.jobs.experiments import Evaluation
+from pipeline.jobs.experiments.fig3 import Fig3Result
+from pipeline.jobs.experiments.pig_oracle import PigOracleResult
+from pipeline.jobs.experiments.ratings import RatingsResult
 from pipeline.jobs.report import champion_generation, summary_metrics, write_report
 
 SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
@@ -29,7 +35,7 @@ def fig3():
         {"opponent_rollouts": level, "score": 0.2, "opponent_score": -0.1, "difference": 0.3, "games": 12}
         for level in (10, 20)
     ]
-    return {"rollouts": 8, "fig3a": rows, "fig3b_control": rows, "alphazero_at_least_control_everywhere": True}
+    return Fig3Result(8, rows, rows)
 
 
 def ratings():
@@ -39,15 +45,15 @@ def ratings():
         {"name": "uct4", "rating": 50.0, "ci_low": -10.0, "ci_high": 110.0, "games": 40},
     ]
     versus_first = [{"generation": g, "player": "gen1", "win": 0.6, "draw": 0.1, "loss": 0.3} for g in (1, 2)]
-    return {
-        "ratings": table,
-        "player_of_generation": {"0": "gen0", "1": "gen1", "2": "gen1"},
-        "versus_first": versus_first,
-    }
+    return RatingsResult(table, {0: "gen0", 1: "gen1", 2: "gen1"}, versus_first)
+
+
+def evaluation(*results) -> Evaluation:
+    return Evaluation(rollouts=8, seconds=1.5, results=list(results))
 
 
 def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
-    written = write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, {**fig3(), **ratings()})
+    written = write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, evaluation(ratings(), fig3()))
     page = (tmp_path / "report.html").read_text()
     markdown = (tmp_path / "report.md").read_text()
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
@@ -61,8 +67,9 @@ def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
 def test_sections_follow_the_experiments_that_ran(tmp_path):
     oracle = [{"opponent": "optimal", "score": 0.49, "ci95_low": 0.46, "ci95_high": 0.52, "games": 1000}]
     exact = [{"opponent": "optimal", "score": 0.4871, "moving_first": 0.55, "moving_second": 0.4242}]
-    evaluation = {"rollouts": 8, "pig_oracle": oracle, "pig_oracle_policy_exact": exact}
-    write_report(tmp_path, "pig(players=2,goal=30)", SELFPLAY, TRAIN, GATE, evaluation)
+    write_report(
+        tmp_path, "pig(players=2,goal=30)", SELFPLAY, TRAIN, GATE, evaluation(PigOracleResult(8, oracle, exact))
+    )
     page = (tmp_path / "report.html").read_text()
     assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page and "0.4871" in page
     assert "Seed 000" not in page and not (tmp_path / "fig3a.png").exists()
@@ -73,9 +80,7 @@ def test_fig3_verdict_states_each_level_as_the_table_shows_it(tmp_path):
     control = [{"opponent_rollouts": level, "score": 0.0, "opponent_score": 0.0, "difference": 0.1, "games": 12}
                for level in (10, 20, 40)]  # fmt: skip
     champion = [{**row, "difference": d} for row, d in zip(control, (0.3, 0.1, -0.2))]
-    evaluation = {"rollouts": 8, "fig3a": champion, "fig3b_control": control,
-                  "alphazero_at_least_control_everywhere": False}  # fmt: skip
-    write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, evaluation)
+    write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, evaluation(Fig3Result(8, champion, control)))
     markdown = (tmp_path / "report.md").read_text()
     assert "NOT" not in markdown and "every UCT opponent level" not in markdown
     assert "ahead at 10 (+0.300 vs +0.100); level at 20 (+0.100 vs +0.100); behind at 40 (-0.200 vs +0.100)" in markdown
@@ -88,8 +93,7 @@ def test_the_champion_is_the_last_promoted_generation():
 
 
 def test_summary_metrics_are_a_few_headline_numbers():
-    evaluation = {**fig3(), **ratings()}
-    assert summary_metrics(TRAIN, GATE, evaluation) == {
+    assert summary_metrics(TRAIN, GATE, evaluation(ratings(), fig3())) == {
         "champion_gen": 3,
         "policy_loss": 0.8,
         "value_loss": 0.5,
@@ -97,6 +101,22 @@ def test_summary_metrics_are_a_few_headline_numbers():
         "elo": 120.0,  # generation 2 holds gen1's network
         "fig3_ahead": 0,
     }
-    oracle = {"pig_oracle": [{"opponent": "optimal", "score": 0.49123}, {"opponent": "hold_at_20", "score": 0.6}]}
-    summary = summary_metrics(TRAIN, [{**g, "promoted": 0.0} for g in GATE], oracle)
+    oracle = PigOracleResult(
+        8, [{"opponent": "optimal", "score": 0.49123}, {"opponent": "hold_at_20", "score": 0.6}], []
+    )
+    summary = summary_metrics(TRAIN, [{**g, "promoted": 0.0} for g in GATE], evaluation(oracle))
     assert summary["champion_gen"] == 0 and summary["win_vs_optimal"] == 0.4912 and "elo" not in summary
+
+
+def test_the_evaluation_reads_back_from_its_json_as_written():
+    """metrics/evaluate.json is the stage's output and the report's input: its keys are the
+    experiments' own, and reading them back gives the same typed result."""
+    written = Evaluation(8, 1.5, [ratings(), fig3()], ["Connect-4 benchmark: no test files."])
+    data = json.loads(json.dumps(written.to_json()))
+    assert set(data) == {
+        "rollouts", "seconds", "skipped", "ratings", "player_of_generation", "versus_first",
+        "fig3a", "fig3b_control", "alphazero_minus_control", "alphazero_at_least_control_everywhere",
+    }  # fmt: skip
+    assert data["alphazero_at_least_control_everywhere"] is True
+    assert Evaluation.read(data) == written
+    assert Evaluation.read({"rollouts": 8, "seconds": 0.0, "skipped": []}).results == []

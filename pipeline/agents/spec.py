@@ -21,13 +21,16 @@ from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
 
+# The kinds of player a spec builds; the names they are recorded under in finished matches.
+KINDS = ("alphazero", "greedy", "uct", "random", "pig_optimal", "pig_hold", "alphabeta", "solver")
+
 
 @dataclass
 class AgentSpec:
     """How to build one player in any process."""
 
     name: str
-    kind: str  # "alphazero" | "greedy" | "uct" | "random" | "pig_optimal" | "pig_hold" | "alphabeta" | "solver"
+    kind: str  # one of KINDS
     play: PlayConfig = field(default_factory=PlayConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
@@ -36,6 +39,13 @@ class AgentSpec:
     hold_at: int = 20  # turn total at which "pig_hold" holds
     depth: int = 0  # search depth of "alphabeta"
     _frozen: NetworkEvaluator | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        self._check_kind()  # refused where it is written, not in a worker halfway through a match
+
+    def _check_kind(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: unknown kind of player {self.kind!r}; expected one of {', '.join(KINDS)}")
 
     @classmethod
     def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
@@ -52,6 +62,7 @@ class AgentSpec:
     def build(self, game, stream: int = 0):
         """The agent; `stream` picks an independent random stream for agents with their own
         randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""
+        self._check_kind()  # a kind changed after the spec was made
         if self.kind in ("alphazero", "greedy"):
             evaluator = CachingEvaluator(self._network(game))
             if self.kind == "greedy":
@@ -84,21 +95,3 @@ class AgentSpec:
 
 def _weights(model: SENet) -> tuple[dict, dict]:
     return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
-
-
-def baseline_spec(text: str, c_uct: float, seed: int) -> AgentSpec | None:
-    """The baseline `text` names (`uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`),
-    or None for a checkpoint path."""
-    kind, _, budget = text.partition(":")
-    if kind in ("random", "solver", "optimal") and not budget:
-        return AgentSpec("second", {"optimal": "pig_optimal"}.get(kind, kind))
-    if kind in ("uct", "alphabeta", "hold") and budget.isdigit() and int(budget) > 0:
-        n = int(budget)
-        if kind == "uct":
-            return AgentSpec.uct("second", n, c_uct, seed)
-        return (
-            AgentSpec("second", "alphabeta", depth=n)
-            if kind == "alphabeta"
-            else AgentSpec("second", "pig_hold", hold_at=n)
-        )
-    return None

@@ -20,8 +20,7 @@ from pipeline.commands.cli import entry_point
 from pipeline.config import BenchmarkParams, load_params
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
-from pipeline.jobs.evaluate import run_benchmark
-from pipeline.jobs.report import curve_section
+from pipeline.jobs.experiments.benchmark import curve_section, run_benchmark
 from pipeline.jobs.strength_curve import cumulative_compute, curve
 from pipeline.nets.checkpoint import load_checkpoint
 

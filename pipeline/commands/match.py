@@ -8,24 +8,22 @@ sit at the table; prints A's pairwise score against B (ties half) with a 95% con
 `--first-alone` seats A once and B in every other seat, over every seat order (seed 000's setting:
 one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins, ties and losses
 (its own score above, at or below zero).
-Two networks play with root noise and sampled opening moves (as in gating), else they would replay
-one game; against a baseline A plays its most visited move, as in evaluation. Baselines: `uct:N`,
-`random`, and where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hold:N`
-(two-player Pig).
+Two networks play with root noise and `gate.temperature_moves` sampled opening moves (as in gating),
+else they would replay one game; against a baseline A plays its most visited move, as in evaluation
+(`pipeline/agents/recipes.py`). Baselines (`pipeline/agents/names.py`): `uct:N`, `random`, and
+where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hold:N` (two-player Pig).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import numpy as np
 
 from pipeline import champions
-from pipeline.agents import PlayConfig
-from pipeline.agents.recipes import search_config
-from pipeline.agents.spec import AgentSpec, baseline_spec
+from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
+from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.commands.cli import UsageError, entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -51,28 +49,26 @@ def main(argv):
     first = champions.resolve(args.first)  # an unknown name says so before the params are read
     params = load_params(args.params)
     game = make_game(params.game)
-    baseline = baseline_spec(args.second, params.evaluate.c_uct, args.seed)
-    if baseline is None and not Path(args.second).exists() and champions.shipped_name(args.second) is None:
+    try:
+        second = parse_player(args.second, (*BASELINES, NETWORK))
+    except ValueError:
         raise UsageError(
-            f"{args.second}: neither a checkpoint file nor a baseline; expected uct:N, alphabeta:N or hold:N "
-            "with N a positive integer, random, solver or optimal, or a shipped champion "
-            f"({', '.join(champions.names()) or 'none'})"
-        )
+            f"{args.second}: neither a checkpoint file nor a baseline; expected {expected((*BASELINES, NETWORK))}"
+        ) from None
     rollouts = args.rollouts or params.search.rollouts
-    play = PlayConfig(simulations=rollouts) if baseline else PlayConfig(rollouts, add_noise=True, temperature_moves=2)
-    specs = [AgentSpec.alphazero("first", load_checkpoint(first, game.name), play, search_config(params))]
-    if baseline:
+    model = load_checkpoint(first, game.name)
+    if second.kind == NETWORK:
+        specs = [
+            head_to_head_player("first", model, params, rollouts),
+            head_to_head_player("second", load_checkpoint(champions.resolve(args.second), game.name), params, rollouts),
+        ]
+    else:
+        baseline = baseline_spec(second, "second", params.evaluate.c_uct, args.seed)
         try:
             baseline.build(game)  # a baseline that cannot play this game says so before the match
         except ValueError as err:
             raise UsageError(f"{args.second}: {err}") from None
-        specs.append(baseline)
-    else:
-        specs.append(
-            AgentSpec.alphazero(
-                "second", load_checkpoint(champions.resolve(args.second), game.name), play, search_config(params)
-            )
-        )
+        specs = [champion_player("first", model, params, rollouts), baseline]
     table = (
         seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
     )

@@ -24,15 +24,15 @@ import sys
 import numpy as np
 
 from pipeline import champions
-from pipeline.agents import Agent, PlayConfig, RandomAgent, SearchAgent, uct_agent
+from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
+from pipeline.agents.names import SEATS, PlayerName, parse_player
+from pipeline.agents.recipes import champion_play
 from pipeline.commands.cli import entry_point
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search import SearchConfig
-
-SEAT_KINDS = ("human", "az", "uct", "random")
 
 
 class HumanAgent:
@@ -72,33 +72,32 @@ def seat_label(game: Game, seat: int) -> str:
     return f"{SEAT_SYMBOLS[seat]} (seat {seat})" if isinstance(game, ConnectGame) else f"seat {seat}"
 
 
-def parse_seats(text: str, num_players: int, fill: str = "az") -> list[tuple[str, int | None]]:
-    """`human,az:200,uct` -> [(kind, budget)], seats not named filled with `fill`; ValueError with one
-    line on anything else."""
-    seats = []
-    for word in text.split(","):
-        kind, _, budget = word.strip().partition(":")
-        if kind not in SEAT_KINDS:
-            raise ValueError(f"--seats: unknown seat {word.strip()!r}; expected one of {', '.join(SEAT_KINDS)}")
-        if budget and (kind not in ("az", "uct") or not budget.isdigit() or int(budget) < 1):
-            raise ValueError(f"--seats: {word.strip()!r}: only az and uct take a budget, a positive integer")
-        seats.append((kind, int(budget) if budget else None))
+def parse_seats(text: str, num_players: int, fill: str = "az", sims: int = 50) -> list[PlayerName]:
+    """`human,az:200,uct` -> the players of the grammar (`pipeline/agents/names.py`), az and uct
+    without N searching `sims`, seats not named filled with `fill`; ValueError with one line on
+    anything else."""
+    try:
+        seats = [parse_player(word, SEATS, default_number=sims) for word in text.split(",")]
+    except ValueError as err:
+        raise ValueError(f"--seats: {err}") from None
     if len(seats) > num_players:
         raise ValueError(f"--seats names {len(seats)} seats, but the game has {num_players} players")
-    return seats + [(fill, None)] * (num_players - len(seats))
+    return seats + [parse_player(fill, SEATS, default_number=sims)] * (num_players - len(seats))
 
 
-def make_agents(game: Game, seats: list[tuple[str, int | None]], model, sims: int, seed: int) -> list[Agent]:
+def make_agents(game: Game, seats: list[PlayerName], model, seed: int) -> list[Agent]:
+    """The players at the table; az seats are the champion (`recipes.champion_play`) searching with
+    the default search settings (play reads no params)."""
     evaluator = NetworkEvaluator(game, model) if model is not None else None
     agents = []
-    for seat, (kind, budget) in enumerate(seats):
-        name = f"seat {seat} ({kind})"
-        if kind == "human":
+    for seat, player in enumerate(seats):
+        name = f"seat {seat} ({player.kind})"
+        if player.kind == "human":
             agents.append(HumanAgent(game, name, seat))
-        elif kind == "az":
-            agents.append(SearchAgent(game, evaluator, SearchConfig(), PlayConfig(simulations=budget or sims), name))
-        elif kind == "uct":
-            agents.append(uct_agent(game, budget or sims, seed=seed + seat, name=name))
+        elif player.kind == "az":
+            agents.append(SearchAgent(game, evaluator, SearchConfig(), champion_play(player.number), name))
+        elif player.kind == "uct":
+            agents.append(uct_agent(game, player.number, seed=seed + seat, name=name))
         else:
             agents.append(RandomAgent(game, name))
     return agents
@@ -148,12 +147,13 @@ def main(argv):
     if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
         print(champions.summary(name), flush=True)
     try:
-        seats = parse_seats(args.seats or "human", game.num_players, fill="az" if model is not None else "uct")
+        fill = "az" if model is not None else "uct"
+        seats = parse_seats(args.seats or "human", game.num_players, fill, args.sims)
     except ValueError as err:
         parser.error(str(err))
-    if model is None and any(kind == "az" for kind, _ in seats):
+    if model is None and any(player.kind == "az" for player in seats):
         parser.error("az seats need a network: give a CHECKPOINT or --champion (or seat uct, random)")
-    agents = make_agents(game, seats, model, args.sims, args.seed)
+    agents = make_agents(game, seats, model, args.seed)
     print("seats: " + ", ".join(agent.name for agent in agents), flush=True)
     scores = play_game(game, agents, args.seed)
     print("scores: " + ", ".join(f"{agent.name} {score:+g}" for agent, score in zip(agents, scores)))

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.agents import PlayConfig
-from pipeline.agents.recipes import search_config
-from pipeline.agents.spec import AgentSpec
+from pipeline.agents.recipes import head_to_head_player
 from pipeline.config import Params
 from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
 from pipeline.matches.workers import Workers, play_match
@@ -31,16 +29,7 @@ class GateResult:
 
 def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: int, progress=True) -> GateResult:
     # Noise and a few sampled opening moves keep repeated seatings from replaying one game (seed 002).
-    play = PlayConfig(
-        simulations=params.search.rollouts,
-        add_noise=True,
-        temperature=1.0,
-        temperature_moves=params.gate.temperature_moves,
-    )
-    specs = [
-        AgentSpec.alphazero("candidate", candidate, play, search_config(params)),
-        AgentSpec.alphazero("best", best, play, search_config(params)),
-    ]
+    specs = [head_to_head_player("candidate", candidate, params), head_to_head_player("best", best, params)]
     result = play_match(
         game.name,
         specs,

@@ -14,9 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.agents import PlayConfig
-from pipeline.agents.recipes import search_config
-from pipeline.agents.spec import AgentSpec
+from pipeline.agents.recipes import search_config, selfplay_player
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover, to_absolute
 from pipeline.matches.arena import GameRecord
@@ -111,19 +109,7 @@ def records_to_samples(
 
 def run_selfplay(game, model: SENet, params: Params, generation: int, progress: bool = True) -> SelfPlayResult:
     sp = params.selfplay
-    if sp.strategy == "greedy_td":
-        spec = AgentSpec.greedy("selfplay", model, sp.greedy_epsilon, search_config(params))
-    else:
-        play = PlayConfig(
-            simulations=params.search.rollouts,
-            add_noise=True,
-            temperature=sp.temperature,
-            temperature_moves=sp.temperature_moves,
-            reuse_tree=sp.reuse_tree,
-            full_search_fraction=sp.full_search_fraction,
-            fast_simulations=min(sp.fast_rollouts, params.search.rollouts),
-        )
-        spec = AgentSpec.alphazero("selfplay", model, play, search_config(params))
+    spec = selfplay_player(model, params)
     result = play_match(
         game.name,
         [spec],

@@ -21,7 +21,6 @@ MLflow: one parent run per study, a child run per trial, each ending in the stat
 
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 import signal
@@ -36,9 +35,9 @@ import numpy as np
 import optuna
 from tqdm import tqdm
 
-from pipeline.agents import PlayConfig
-from pipeline.agents.recipes import search_config
-from pipeline.agents.spec import AgentSpec, baseline_spec
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player
+from pipeline.agents.recipes import champion_player, head_to_head_player
+from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params, load_params, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
@@ -143,13 +142,11 @@ def trial_params(base: Params, values: dict[str, Any]) -> Params:
 def panel_specs(params: Params) -> list[AgentSpec]:
     specs = []
     for i, text in enumerate(params.sweep.panel):
-        spec = baseline_spec(text, params.evaluate.c_uct, params.seed + 1000 + i)
-        if spec is None:
-            raise ConfigError(
-                f"sweep.panel[{i}]: unknown opponent {text!r}; expected uct:N, random, alphabeta:D, solver, "
-                "optimal or hold:N"
-            )
-        specs.append(dataclasses.replace(spec, name=text))
+        try:
+            player = parse_player(text, BASELINES)
+        except ValueError as err:
+            raise ConfigError(f"sweep.panel[{i}]: {err}") from None
+        specs.append(baseline_spec(player, text, params.evaluate.c_uct, params.seed + 1000 + i))
     return specs
 
 
@@ -159,8 +156,7 @@ def metric_name(opponent: str) -> str:
 
 def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> dict[str, float]:
     """Mean pairwise score (ties half) against each panel member over every seat, and their mean."""
-    play = PlayConfig(simulations=params.sweep.eval_rollouts)
-    subject = AgentSpec.alphazero("trained", model, play, search_config(params))
+    subject = champion_player("trained", model, params, params.sweep.eval_rollouts)
     table = seat_permutations([0] + [1] * (game.num_players - 1))
     matches = []
     for k in range(len(opponents)):
@@ -300,13 +296,13 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     if baseline is None:
         raise ConfigError(f"study {study.study_name!r}: the baseline trial has not completed yet")
     game = make_game(params.game)
-    play = PlayConfig(params.sweep.eval_rollouts, add_noise=True, temperature_moves=2)
     specs = []
     with tempfile.TemporaryDirectory() as folder:
         for name, trial in (("tuned", best_trial(study)), ("baseline", baseline)):
             path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, Path(folder) / name)
             model = load_checkpoint(path, game.name)
-            specs.append(AgentSpec.alphazero(name, model, play, search_config(trial_params(params, trial.params))))
+            own = trial_params(params, trial.params)
+            specs.append(head_to_head_player(name, model, own, params.sweep.eval_rollouts))
     seatings = mixed_seatings(game.num_players) * games_per_seating
     result = play_match(game.name, specs, seatings, [params.seed, 104729], params.selfplay.parallel_games, 0)
     figures = score_interval(result.records, "tuned", "baseline")

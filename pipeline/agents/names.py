@@ -1,0 +1,79 @@
+"""The one grammar of player names, `KIND` or `KIND:N`, shared by `play`'s seats, `match`'s opponent and
+the sweep's panel: `uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`, `human`, `az:100`,
+or a network (a checkpoint file or a shipped champion's name). Each command says which kinds it
+seats; anything else is refused with one line naming the text and what was expected. A baseline's
+name becomes its `AgentSpec` here (`baseline_spec`), so every command builds the same player from
+the same words."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline import champions
+from pipeline.agents.spec import AgentSpec
+
+# What N means for the kinds that take one; the others take none.
+NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total"}
+NETWORK = "network"  # a checkpoint file or a shipped champion, named by its text
+BASELINES = ("uct", "alphabeta", "hold", "random", "solver", "optimal")  # players that need no network
+SEATS = ("human", "az", "uct", "random")  # who can sit at `play`'s table
+OPTIONAL_NUMBER = ("uct", "az")  # their N may default to a command's budget (`play --sims`)
+
+
+@dataclass(frozen=True)
+class PlayerName:
+    kind: str
+    number: int | None = None  # `NUMBERS[kind]`: simulations, depth or turn total
+    text: str = ""  # as written; the file or champion of a network
+
+
+def parse_player(text: str, kinds: Collection[str], default_number: int | None = None) -> PlayerName:
+    """The player `text` names among `kinds`; `uct` and `az` without N search `default_number`
+    simulations where one is given. ValueError with one line on anything else."""
+    text = text.strip()
+    kind, colon, number = text.partition(":")
+    if kind in kinds and kind != NETWORK:
+        optional = default_number is not None and kind in OPTIONAL_NUMBER
+        if kind not in NUMBERS and colon:
+            raise ValueError(f"{text!r}: {kind} takes no number")
+        if kind in NUMBERS and (colon or not optional) and not (number.isdigit() and int(number) > 0):
+            raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, a positive integer")
+        if kind not in NUMBERS:
+            return PlayerName(kind, None, text)
+        return PlayerName(kind, int(number) if colon else default_number, text)
+    if NETWORK in kinds and (Path(text).exists() or champions.shipped_name(text) is not None):
+        return PlayerName(NETWORK, text=text)
+    raise ValueError(f"unknown player {text!r}; expected {expected(kinds, default_number is not None)}")
+
+
+def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
+    """The kinds as they are written, `uct:N, alphabeta:N, random or solver` (`uct[:N]` where a
+    default budget stands in for a missing N)."""
+    words = []
+    for kind in kinds:
+        if kind == NETWORK:
+            words.append(f"a checkpoint file or a shipped champion ({', '.join(champions.names()) or 'none'})")
+        elif kind in NUMBERS:
+            words.append(f"{kind}[:N]" if optional_numbers and kind in OPTIONAL_NUMBER else f"{kind}:N")
+        else:
+            words.append(kind)
+    return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
+
+
+def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
+    """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
+    `seed` are a UCT baseline's exploration constant and rollout seed."""
+    n = player.number
+    if player.kind == "uct":
+        return AgentSpec.uct(name, n, c_uct, seed)
+    if player.kind == "alphabeta":
+        return AgentSpec(name, "alphabeta", depth=n)
+    if player.kind == "hold":
+        return AgentSpec(name, "pig_hold", hold_at=n)
+    if player.kind in ("random", "solver"):
+        return AgentSpec(name, player.kind)
+    if player.kind == "optimal":
+        return AgentSpec(name, "pig_optimal")
+    raise ValueError(f"{player.text!r}: not a baseline")

@@ -1,0 +1,84 @@
+"""The one grammar of player names (`pipeline/agents/names.py`) and the specs it becomes: every command
+reads `uct:200` the same way, and a kind nobody knows is refused in one line instead of playing as
+a random player."""
+
+import dataclasses
+
+import pytest
+
+from pipeline.agents.names import BASELINES, NETWORK, SEATS, PlayerName, baseline_spec, parse_player
+from pipeline.agents.spec import AgentSpec
+from pipeline.games import make_game
+
+
+@pytest.mark.parametrize(
+    ("text", "player"),
+    [
+        ("uct:200", PlayerName("uct", 200, "uct:200")),
+        ("alphabeta:5", PlayerName("alphabeta", 5, "alphabeta:5")),
+        ("hold:20", PlayerName("hold", 20, "hold:20")),
+        (" random ", PlayerName("random", None, "random")),
+        ("optimal", PlayerName("optimal", None, "optimal")),
+        ("solver", PlayerName("solver", None, "solver")),
+    ],
+)
+def test_baselines_are_read_with_their_number(text, player):
+    assert parse_player(text, BASELINES) == player
+
+
+def test_a_default_budget_stands_in_for_a_missing_one_of_uct_and_az_only():
+    assert parse_player("az", SEATS, default_number=50) == PlayerName("az", 50, "az")
+    assert parse_player("uct:7", SEATS, default_number=50).number == 7
+    assert parse_player("human", SEATS, default_number=50) == PlayerName("human", None, "human")
+    with pytest.raises(ValueError, match=r"^'uct': expected uct:N, N the simulations, a positive integer$"):
+        parse_player("uct", BASELINES)
+    with pytest.raises(ValueError, match=r"^'hold': expected hold:N, N the turn total"):
+        parse_player("hold", (*BASELINES, "az"), default_number=50)
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds", "message"),
+    [
+        ("minimax", BASELINES, "unknown player 'minimax'; expected uct:N, alphabeta:N, hold:N, random, solver or "),
+        ("human", BASELINES, "unknown player 'human'; expected uct:N"),
+        ("uct:0", BASELINES, "'uct:0': expected uct:N, N the simulations, a positive integer"),
+        ("alphabeta:x", BASELINES, "'alphabeta:x': expected alphabeta:N, N the depth"),
+        ("random:3", SEATS, "'random:3': random takes no number"),
+        ("no-such.ckpt", (*BASELINES, NETWORK), "unknown player 'no-such.ckpt'; expected uct:N, "),
+    ],
+)
+def test_bad_names_are_one_line_naming_the_text(text, kinds, message):
+    with pytest.raises(ValueError) as err:
+        parse_player(text, kinds)
+    assert str(err.value).startswith(message) and "\n" not in str(err.value)
+
+
+def test_a_network_is_a_checkpoint_file_or_a_shipped_champion(tmp_path):
+    path = tmp_path / "net.ckpt"
+    path.write_bytes(b"")
+    assert parse_player(str(path), (*BASELINES, NETWORK)) == PlayerName(NETWORK, None, str(path))
+    assert parse_player("tictacmo", (*BASELINES, NETWORK)).kind == NETWORK
+    with pytest.raises(ValueError, match="unknown player"):
+        parse_player(str(path), BASELINES)
+
+
+def test_baselines_become_the_players_they_name():
+    game = make_game("connect4")
+    uct = baseline_spec(parse_player("uct:16", BASELINES), "opponent", c_uct=0.9, seed=3)
+    assert (uct.kind, uct.play.simulations, uct.search.c_uct, uct.seed) == ("uct", 16, 0.9, 3)
+    assert baseline_spec(parse_player("alphabeta:2", BASELINES), "ab", 1.41, 0).build(game).depth == 2
+    assert baseline_spec(parse_player("hold:25", BASELINES), "h", 1.41, 0).hold_at == 25
+    assert baseline_spec(parse_player("optimal", BASELINES), "o", 1.41, 0).kind == "pig_optimal"
+    assert baseline_spec(parse_player("solver", BASELINES), "s", 1.41, 0).build(game).name == "s"
+
+
+def test_an_unknown_kind_of_spec_is_refused_not_played_at_random():
+    with pytest.raises(ValueError) as err:
+        AgentSpec("opponent", "minimax")
+    assert str(err.value).startswith("opponent: unknown kind of player 'minimax'; expected one of alphazero, ")
+    spec = AgentSpec("opponent", "random")
+    spec.kind = "rnadom"  # a kind changed after the spec was made
+    with pytest.raises(ValueError, match="^opponent: unknown kind of player 'rnadom'"):
+        spec.build(make_game("tictactoe"))
+    with pytest.raises(ValueError, match="unknown kind of player 'minimax'"):
+        dataclasses.replace(spec, kind="minimax")
