@@ -1,8 +1,8 @@
-"""Stage `init`: the generation-0 network (first best and first candidate), random or warm-started, an
-empty replay buffer, and the MLflow parent run of this lineage."""
+"""Stage `init`: the generation-0 network (first best and first candidate), random or warm-started, the
+compute spent to make it, an empty replay buffer, and the MLflow parent run of this lineage."""
 
 from pipeline import champions
-from pipeline.atomic import remove_leftovers
+from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
@@ -16,7 +16,9 @@ from stages import paths
 
 @entry_point
 def main(argv):
-    remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, RUN_FILE.parent)
+    remove_leftovers(
+        paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, paths.START.parent, RUN_FILE.parent
+    )
     params = load_params()
     game = make_game(params.game)
     model = starting_network(game, params)  # a warm start that does not fit fails before anything is written
@@ -24,6 +26,7 @@ def main(argv):
     use_params_machine(params)
     for path in (paths.best(0), paths.candidate(0)):
         save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed", "warm_start"))
+    write_json(paths.START, champions.compute_before(params.warm_start))
     save_samples(paths.replay(0), empty_samples(game))
     start_pipeline_run(params)
 

@@ -29,7 +29,8 @@ def main(argv):
     gate = [_read(paths.metrics("gate", g)) for g in gens]
     evaluation = Evaluation.read(_read(paths.EVALUATION))
     selfplay = [_read(paths.metrics("selfplay", g)) for g in gens]
-    written = write_report(paths.REPORTS, params.game, selfplay, train, gate, evaluation)
+    start = _read(paths.START)
+    written = write_report(paths.REPORTS, params.game, selfplay, train, gate, evaluation, start)
     summary = summary_metrics(train, gate, evaluation)
     write_json(paths.SUMMARY, summary)
     with stage_run(params, "report", final) as run:

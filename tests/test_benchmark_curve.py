@@ -83,7 +83,7 @@ def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
     game = make_game("connect4")
     params = {"game": "connect4", "search": {"rollouts": 10}, "generations": [{"gen": 1, "prev": 0}]}
     params["warm_start"] = warm_start
-    start = champions.compute_spent(warm_start) if warm_start else {"simulations": 0, "hours": 0.0}
+    start = champions.compute_before(warm_start)
     assert not warm_start or start["simulations"] > 0, "the connect4 card says what trained it"
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
     for generation in (0, 1):

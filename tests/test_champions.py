@@ -128,6 +128,12 @@ def test_warm_start_begins_the_run_at_the_champions_weights(tmp_path, monkeypatc
     started = load_checkpoint(tmp_path / "models/best/gen_0.ckpt").state_dict()
     shipped = load_checkpoint(champions.checkpoint_path("tictacmo")).state_dict()
     assert all(started[key].equal(shipped[key]) for key in shipped)
+    assert json.loads((tmp_path / "metrics/start.json").read_text()) == champions.compute_before("tictacmo")
+
+
+def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champions_card():
+    assert champions.compute_before(None) == {"simulations": 0, "hours": 0.0}
+    assert champions.compute_before("connect4") == {"simulations": 6_940_000, "hours": 0.99}
 
 
 @pytest.mark.parametrize(

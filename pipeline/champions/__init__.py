@@ -65,14 +65,16 @@ def resolve(text: str) -> Path:
     raise CheckpointError(f"{text}: neither a checkpoint file nor a shipped champion (shipped: {shipped})")
 
 
-def compute_spent(name: str) -> dict:
-    """The self-play simulations and wall hours that trained the champion (`training.spent` on its card;
-    zero where the card does not say): a run warm-started from it draws its curve from there."""
-    spent = (card(name).get("training") or {}).get("spent") or {}
+def compute_before(warm_start: str | None) -> dict:
+    """The self-play simulations and wall hours behind a run's generation 0, where its strength curve
+    begins: for a warm start from a shipped champion, what trained it (`training.spent` on its card);
+    for a random network or a checkpoint file, zero."""
+    name = shipped_name(warm_start) if warm_start else None
+    spent = ((card(name).get("training") or {}).get("spent") or {}) if name else {}
     try:
         return {"simulations": int(spent.get("simulations", 0)), "hours": float(spent.get("hours", 0.0))}
     except (TypeError, ValueError):
-        raise CheckpointError(f"{card_path(name)}: training.spent must give numbers simulations and hours") from None
+        raise CheckpointError(f"{card_path(name)}: training.spent: expected numbers simulations and hours") from None
 
 
 def summary(name: str) -> str:

@@ -34,16 +34,6 @@ def _read_json(path: Path) -> dict:
         raise SystemExit(f"error: {path}: cannot read metrics ({err})") from None
 
 
-def warm_start_compute(warm_start: str | None) -> dict | None:
-    """Where the curve begins: a run warm-started from a shipped champion carries the compute on its card."""
-    name = champions.shipped_name(warm_start) if warm_start else None
-    if name is None:
-        if warm_start:
-            log.warning("warm start from %s: the curve counts this run's compute only", warm_start)
-        return None
-    return champions.compute_spent(name)
-
-
 @entry_point
 def main(argv):
     parser = argparse.ArgumentParser(
@@ -78,7 +68,8 @@ def main(argv):
     config = search_config(params)
     config = dataclasses.replace(config, root=args.root) if args.root else config  # compare networks, not searches
     scores = run_benchmark(game, networks, files, settings, config, cache, sys.stderr.isatty())["benchmark_generations"]
-    start = warm_start_compute(params.warm_start)
+    start_file = metrics / "start.json"  # init's record; runs older than it: the warm start's card now
+    start = _read_json(start_file) if start_file.exists() else champions.compute_before(params.warm_start)
     compute = cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts, start)
     rows = curve(scores, compute)
     for row in rows:

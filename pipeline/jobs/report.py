@@ -133,11 +133,17 @@ _STYLE = (
 
 
 def write_report(
-    out: Path, game: str, selfplay: list[dict], train: list[dict], gate: list[dict], evaluation: Evaluation
+    out: Path,
+    game: str,
+    selfplay: list[dict],
+    train: list[dict],
+    gate: list[dict],
+    evaluation: Evaluation,
+    start: dict | None = None,
 ) -> list[Path]:
     """Write report.html, report.md and a PNG per plot under `out`; return the paths: the training
-    section, then each experiment's (`pipeline/jobs/experiments/`)."""
-    context = ReportContext(game, selfplay, train, gate)
+    section, then each experiment's (`pipeline/jobs/experiments/`). `start`: the compute behind generation 0."""
+    context = ReportContext(game, selfplay, train, gate, start)
     sections = [training_section(game, selfplay, train, gate), *evaluation.sections(context)]
     written: list[Path] = []
     markdown = [f"# AlphaZero report: {game}", "", "The full report with every plot is `report.html`.", ""]

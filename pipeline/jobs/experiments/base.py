@@ -51,6 +51,7 @@ class ReportContext:
     selfplay: list[dict]
     train: list[dict]
     gate: list[dict]
+    start: dict | None = None  # compute spent before generation 0 (a warm start's; metrics/start.json)
 
 
 class Result(Protocol):

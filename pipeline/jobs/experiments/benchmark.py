@@ -71,7 +71,7 @@ class BenchmarkResult:
     def sections(self, context: ReportContext) -> list[Section]:
         sections = [benchmark_section(self.champion)] if self.champion else []
         if self.generations:
-            compute = cumulative_compute(context.selfplay, context.train, context.gate, self.rollouts)
+            compute = cumulative_compute(context.selfplay, context.train, context.gate, self.rollouts, context.start)
             sections.append(curve_section(curve(self.generations, compute)))
         return sections
 
