@@ -133,7 +133,8 @@ def test_warm_start_begins_the_run_at_the_champions_weights(tmp_path, monkeypatc
 
 def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champions_card():
     assert champions.compute_before(None) == {"simulations": 0, "hours": 0.0}
-    assert champions.compute_before("connect4") == {"simulations": 6_940_000, "hours": 0.99}
+    spent = champions.card("connect4")["training"]["spent"]
+    assert champions.compute_before("connect4") == spent and spent["simulations"] > 0 and spent["hours"] > 0
 
 
 @pytest.mark.parametrize(
