@@ -10,7 +10,7 @@ from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.senet import initial_network
+from pipeline.nets.senet import NetworkShape, initial_network
 from stages import paths
 
 
@@ -37,7 +37,8 @@ def starting_network(game, params):
     if params.warm_start is None:
         return initial_network(game, params)
     try:
-        return load_checkpoint(champions.resolve(params.warm_start), game.name, initial_network(game, params).shape)
+        shape = NetworkShape.for_game(game, **params.network.model_dump())
+        return load_checkpoint(champions.resolve(params.warm_start), game.name, shape)
     except CheckpointError as err:
         raise CheckpointError(f"warm_start: {err}") from None
 

@@ -73,10 +73,10 @@ def greedy_td_targets(
     if later:
         _, relative = NetworkEvaluator(game, model, params.search.precision).evaluate(later)
         values = to_absolute(relative, np.array([game.to_play(s) for s in later]))
+    gamma, lam = params.selfplay.td_gamma, params.selfplay.td_lambda
     targets, start = [], 0
     for record, outcome in zip(records, outcomes):
         count = len(record.states) - 1
-        gamma, lam = params.selfplay.td_gamma, params.selfplay.td_lambda
         targets.append(td_lambda_returns(values[start : start + count], outcome, gamma, lam))
         start += count
     return targets
