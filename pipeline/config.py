@@ -100,6 +100,7 @@ class SelfPlayParams(Section):
 class TrainParams(Section):
     batch_size: Int = Field(64, ge=1)
     learning_rate: Float = Field(1e-3, gt=0)
+    lr_schedule: Literal["constant", "cosine"] = "constant"
     weight_decay: Float = Field(1e-4, ge=0)
     epochs: Int = Field(4, ge=1)
     replay_window: Int = Field(4, ge=1, description="generations of self-play data kept for training")

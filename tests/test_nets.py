@@ -5,13 +5,14 @@ import warnings
 
 import numpy as np
 import pytest
+import pytorch_lightning as pl
 import torch
 
 from pipeline.config import TrainParams
 from pipeline.games import make_game
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from pipeline.nets.module import alphazero_losses
+from pipeline.nets.module import AlphaZeroModule, alphazero_losses
 from pipeline.nets.senet import NetworkShape, SENet
 
 
@@ -56,6 +57,19 @@ def test_training_lowers_the_loss_on_a_fixed_batch():
     after = loss()
     assert after < 0.85 * before, (before, after)
     assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]
+
+
+@pytest.mark.parametrize("schedule", ["constant", "cosine"])
+def test_cosine_schedule_anneals_the_rate_to_zero_over_the_fit(schedule):
+    game = make_game("tictactoe")
+    batch = fixed_batch(game)
+    tensors = [torch.from_numpy(batch[k].astype(np.float32)) for k in ("states", "policies", "values")]
+    loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(*tensors), batch_size=16)
+    module = AlphaZeroModule(small_net(game), learning_rate=1e-3, lr_schedule=schedule)
+    trainer = pl.Trainer(max_epochs=2, logger=False, enable_checkpointing=False, enable_progress_bar=False)
+    trainer.fit(module, loader)
+    rate = trainer.optimizers[0].param_groups[0]["lr"]
+    assert rate == pytest.approx(1e-3 if schedule == "constant" else 0.0, abs=1e-9)
 
 
 def test_training_prints_no_lightning_notices_or_deprecations(caplog):

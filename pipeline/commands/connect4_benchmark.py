@@ -2,7 +2,7 @@
 is worse (win / draw / loss) than the best one.
 
 `python -m pipeline connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
-[--positions N] [--precision float32|bfloat16] [--json]`
+[--positions N] [--c-puct C] [--precision float32|bfloat16] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
@@ -34,6 +34,12 @@ def main(argv):
     parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
     parser.add_argument("--root", choices=["puct", "gumbel"], default="puct", help="root search (default puct)")
+    parser.add_argument(
+        "--c-puct",
+        type=float,
+        default=SearchConfig.c_puct,
+        help=f"PUCT's exploration constant (default {SearchConfig.c_puct}; a run's curve uses the run's own)",
+    )
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -43,7 +49,7 @@ def main(argv):
         parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
     network = load_checkpoint(champions.resolve(args.checkpoint), game.name)
     evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision))
-    config = SearchConfig(root=args.root, precision=args.precision)
+    config = SearchConfig(c_puct=args.c_puct, root=args.root, precision=args.precision)
     try:
         rows = mistake_rates(game, evaluator, files, args.positions, args.sims, config)
     except ValueError as err:

@@ -80,7 +80,7 @@ def train_network(
         RandomSampler(dataset, generator=torch.Generator().manual_seed(seed)), params.batch_size, False
     )
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
-    module = AlphaZeroModule(model, params.learning_rate, params.weight_decay)
+    module = AlphaZeroModule(model, params.learning_rate, params.weight_decay, params.lr_schedule)
     for name in LIGHTNING_NOTICES:
         logging.getLogger(name).setLevel(logging.WARNING)
     trainer = pl.Trainer(

@@ -25,11 +25,14 @@ def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> t
 
 
 class AlphaZeroModule(pl.LightningModule):
-    def __init__(self, model: SENet, learning_rate: float = 1e-3, weight_decay: float = 1e-4):
+    def __init__(
+        self, model: SENet, learning_rate: float = 1e-3, weight_decay: float = 1e-4, lr_schedule: str = "constant"
+    ):
         super().__init__()
         self.model = model
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
+        self.lr_schedule = lr_schedule
         self.history: list[dict[str, float]] = []  # mean losses of each epoch
 
     def on_train_epoch_start(self):
@@ -50,4 +53,11 @@ class AlphaZeroModule(pl.LightningModule):
         self.log_dict(self.history[-1], prog_bar=True)
 
     def configure_optimizers(self):
-        return make_optimizer(self.model, self.learning_rate, self.weight_decay)
+        """`cosine` anneals the rate to 0 over this fit's steps: each generation restarts it (SGDR), so the
+        network that plays next is taken at a low rate, not mid-step at the full one."""
+        optimizer = make_optimizer(self.model, self.learning_rate, self.weight_decay)
+        if self.lr_schedule == "constant":
+            return optimizer
+        steps = max(1, int(self.trainer.estimated_stepping_batches))
+        scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+        return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}
