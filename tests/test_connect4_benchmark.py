@@ -50,3 +50,7 @@ def test_command_prints_rows_or_one_error_line(network, tmp_path, capsys):
     assert exit_info.value.code == 1
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: {broken}: line 2: ") and "not legal" in line
+
+    with pytest.raises(SystemExit):
+        main([str(checkpoint), "--c-puct", "0"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith("--c-puct: expected a positive number, got 0.0")

@@ -43,6 +43,8 @@ def main(argv):
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.c_puct <= 0:
+        parser.error(f"--c-puct: expected a positive number, got {args.c_puct}")
     game = make_game("connect4")
     files = resolve_files(args.data_dir, args.files)
     if not files:
