@@ -80,6 +80,9 @@ class SelfPlayParams(Section):
     parallel_games: Int = Field(64, ge=1)
     temperature: Float = Field(1.0, ge=0)
     temperature_moves: Int = Field(6, ge=0)
+    temperature_after: Float = Field(
+        0.0, ge=0, description="temperature of the plies after temperature_moves; 0 = the most visited move"
+    )
     reuse_tree: bool = True
     full_search_fraction: Float = Field(1.0, ge=0, le=1, description="playout cap randomization")
     fast_rollouts: Int = Field(10, ge=1, description="budget of the moves that miss the full search")

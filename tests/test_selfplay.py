@@ -103,6 +103,30 @@ def test_root_value_weight_mixes_search_values_into_the_targets(monkeypatch):
     assert np.allclose(runs[0.5]["values"], (runs[0.0]["values"] + runs[1.0]["values"]) / 2, atol=1e-6)
 
 
+def test_temperature_after_samples_the_later_plies(monkeypatch):
+    played = []
+
+    def recording_play_match(*args, **kwargs):
+        played.append(play_match(*args, **kwargs))
+        return played[-1]
+
+    monkeypatch.setattr(selfplay, "play_match", recording_play_match)
+    off_argmax = {}
+    for temperature_after in (0.0, 1.0):
+        game, model, params = tiny(temperature_moves=2, temperature_after=temperature_after)
+        run_selfplay(game, model, params, generation=1, progress=False)
+        later = [
+            (action, policy)
+            for record in played[-1].records
+            for ply, (action, policy) in enumerate(zip(record.actions, record.policies))
+            if ply >= 2
+        ]
+        assert len(later) > 20
+        off_argmax[temperature_after] = sum(action != int(np.argmax(policy)) for action, policy in later)
+    assert off_argmax[0.0] == 0  # the most visited move after the opening plies
+    assert off_argmax[1.0] > 0  # sampled in proportion to the visits
+
+
 def test_root_value_weight_is_refused_without_search():
     with pytest.raises(ConfigError, match=r"selfplay: root_value_weight: must be 0 with strategy greedy_td"):
         tiny(strategy="greedy_td", root_value_weight=0.5)

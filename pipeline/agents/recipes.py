@@ -46,6 +46,7 @@ def selfplay_player(model: SENet, params: Params) -> AgentSpec:
         add_noise=True,
         temperature=sp.temperature,
         temperature_moves=sp.temperature_moves,
+        temperature_after=sp.temperature_after,
         reuse_tree=sp.reuse_tree,
         full_search_fraction=sp.full_search_fraction,
         fast_simulations=min(sp.fast_rollouts, params.search.rollouts),

@@ -18,7 +18,8 @@ class PlayConfig:
     simulations: int = 50
     add_noise: bool = False  # root noise (self-play, gating): Dirichlet with PUCT, Gumbel with gumbel
     temperature: float = 1.0
-    temperature_moves: int = 0  # plies sampled in proportion to visits^(1/T); argmax after (PUCT only)
+    temperature_moves: int = 0  # plies sampled in proportion to visits^(1/T) (PUCT only)
+    temperature_after: float = 0.0  # T of the later plies; 0 = the most visited move
     reuse_tree: bool = True
     # Playout cap randomization (KataGo, seed 004): a move gets the full budget with this probability,
     # else `fast_simulations` without noise; only full-budget moves yield policy targets.
@@ -89,8 +90,10 @@ class SearchAgent:
             policy = pruned_policy(forest, slot, config.c_puct, config.forced_playouts)
         else:
             policy = visits / visits.sum()
-        if self.game.ply(forest.root_state(slot)) < self.play.temperature_moves and self.play.temperature > 0:
-            weights = visits ** (1.0 / self.play.temperature)
+        opening = self.game.ply(forest.root_state(slot)) < self.play.temperature_moves
+        temperature = self.play.temperature if opening else self.play.temperature_after
+        if temperature > 0:
+            weights = visits ** (1.0 / temperature)
             action = int(forest.rngs[slot].choice(len(weights), p=weights / weights.sum()))
         else:
             action = int(np.argmax(visits))
