@@ -9,7 +9,7 @@ from pipeline.agents import GreedyValueAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
-from pipeline.jobs.selfplay import run_selfplay, td_lambda_returns
+from pipeline.jobs.selfplay import distinct_share, run_selfplay, td_lambda_returns
 from pipeline.matches.workers import play_match
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import UniformEvaluator
@@ -41,6 +41,14 @@ def test_td_lambda_returns_by_hand():
     assert np.allclose(returns[:, 0], [g0, g1, g2]) and np.allclose(returns[:, 1], [-g0, -g1, -g2])
     # lambda = 1, gamma = 1: every position gets the final outcome (Monte Carlo)
     assert np.allclose(td_lambda_returns(next_values, np.array([1.0, -1.0]), 1.0, 1.0)[:, 0], 1.0)
+
+
+def test_distinct_share_counts_repeated_positions_once():
+    states = np.zeros((4, 2, 3, 3), dtype=np.uint8)
+    states[1, 0, 0, 0] = 1
+    states[2, 1, 2, 2] = 1  # states 0 and 3 are the same position
+    assert distinct_share(states) == 3 / 4
+    assert distinct_share(states[:0]) == 0.0
 
 
 def test_greedy_player_takes_a_winning_move():

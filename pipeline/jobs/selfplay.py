@@ -41,8 +41,18 @@ class SelfPlayResult:
             "simulations": self.simulations,
             "simulations_per_s": self.simulations / self.playing_seconds,
             "mean_game_length": self.mean_length,
+            "distinct_positions": distinct_share(self.samples["states"]),
             "seconds": self.seconds,
         }
+
+
+def distinct_share(states: np.ndarray) -> float:
+    """Distinct positions over recorded positions: low when self-play replays the same lines (the most
+    visited move after a few sampled plies), which leaves the network few positions to learn from
+    (BENCHMARKS, "Self-play diversity")."""
+    if len(states) == 0:
+        return 0.0
+    return len(np.unique(states.reshape(len(states), -1), axis=0)) / len(states)
 
 
 def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float, lam: float) -> np.ndarray:
