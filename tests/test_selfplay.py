@@ -85,14 +85,20 @@ def test_greedy_td_self_play_makes_discounted_targets():
     assert np.array_equal(again.samples["states"], samples["states"])
 
 
-def test_root_value_weight_mixes_search_values_into_the_targets(monkeypatch):
-    played = []
+@pytest.fixture
+def played(monkeypatch):
+    """The matches self-play plays, as they come back from play_match."""
+    matches = []
 
     def recording_play_match(*args, **kwargs):
-        played.append(play_match(*args, **kwargs))
-        return played[-1]
+        matches.append(play_match(*args, **kwargs))
+        return matches[-1]
 
     monkeypatch.setattr(selfplay, "play_match", recording_play_match)
+    return matches
+
+
+def test_root_value_weight_mixes_search_values_into_the_targets(played):
     spec = "pig(players=2,goal=20)"
     runs = {}
     for w in (0.0, 0.5, 1.0):
@@ -111,14 +117,7 @@ def test_root_value_weight_mixes_search_values_into_the_targets(monkeypatch):
     assert np.allclose(runs[0.5]["values"], (runs[0.0]["values"] + runs[1.0]["values"]) / 2, atol=1e-6)
 
 
-def test_temperature_after_samples_the_later_plies(monkeypatch):
-    played = []
-
-    def recording_play_match(*args, **kwargs):
-        played.append(play_match(*args, **kwargs))
-        return played[-1]
-
-    monkeypatch.setattr(selfplay, "play_match", recording_play_match)
+def test_temperature_after_samples_the_later_plies(played):
     off_argmax = {}
     for temperature_after in (0.0, 1.0):
         game, model, params = tiny(temperature_moves=2, temperature_after=temperature_after)
