@@ -11,6 +11,7 @@ targets are the greedy move and TD(lambda) returns)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,7 +33,7 @@ class SelfPlayResult:
     simulations: int
     mean_length: float
 
-    @property
+    @cached_property  # the stage writes and logs them: count the distinct positions once
     def metrics(self) -> dict[str, float]:
         return {
             "games": self.games,
