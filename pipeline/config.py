@@ -108,6 +108,7 @@ class TrainParams(Section):
     epochs: Int = Field(4, ge=1)
     replay_window: Int = Field(4, ge=1, description="generations of self-play data kept for training")
     augment: bool = True
+    merge_positions: bool = Field(False, description="train on one sample per distinct position, log-weighted")
 
 
 class GateParams(Section):

@@ -52,12 +52,41 @@ def windowed(previous: dict, new: dict, generation: int, window: int) -> dict[st
     return {name: array[keep] for name, array in merged.items()}
 
 
+def merge_positions(samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """One sample per distinct position, its policy and value targets the means of its copies, with a
+    training `weights` field of 1 + log2(copies), scaled to mean 1 (AlphaZero.jl's position averaging
+    with its log weighting). Why: the opening positions recur thousands of times in a window, so
+    unmerged they take most of the training steps and their noisy outcomes are fitted one by one."""
+    flat = np.ascontiguousarray(samples["states"].reshape(len(samples["states"]), -1))
+    keys = flat.view(np.dtype((np.void, flat.shape[1]))).ravel()
+    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+
+    def mean_of_copies(targets: np.ndarray) -> np.ndarray:
+        sums = np.zeros((len(counts), targets.shape[1]), dtype=np.float64)
+        np.add.at(sums, inverse, targets)
+        return (sums / counts[:, None]).astype(targets.dtype)
+
+    generations = np.zeros(len(counts), dtype=samples["generations"].dtype)
+    np.maximum.at(generations, inverse, samples["generations"])
+    weights = 1 + np.log2(counts)
+    return {
+        "states": samples["states"][first],
+        "policies": mean_of_copies(samples["policies"]),
+        "values": mean_of_copies(samples["values"]),
+        "generations": generations,
+        "weights": (weights / weights.mean()).astype(np.float32),
+    }
+
+
 def augment(game, samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Every sample under every board symmetry of the game (seed 004's reflection, and more)."""
-    out = {name: [] for name in FIELDS}
+    """Every sample under every board symmetry of the game (seed 004's reflection, and more); fields
+    other than the board and the policy (values, generations, weights) are copied."""
+    out = {name: [] for name in samples}
     for sym in game.symmetries():
-        out["states"].append(np.ascontiguousarray(sym.board(samples["states"])))
-        out["policies"].append(samples["policies"][:, sym.action_perm])
-        out["values"].append(samples["values"])
-        out["generations"].append(samples["generations"])
+        for name, array in samples.items():
+            if name == "states":
+                array = np.ascontiguousarray(sym.board(array))
+            elif name == "policies":
+                array = array[:, sym.action_perm]
+            out[name].append(array)
     return {name: np.concatenate(arrays) for name, arrays in out.items()}

@@ -15,7 +15,7 @@ import torch
 from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
 
 from pipeline.config import TrainParams
-from pipeline.jobs.replay import augment
+from pipeline.jobs.replay import augment, merge_positions
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
 from pipeline.threads import follow_free_cores
@@ -68,12 +68,16 @@ def train_network(
     device: str = "auto",
 ) -> TrainResult:
     pl.seed_everything(seed, workers=True, verbose=False)
+    if params.merge_positions:
+        samples = merge_positions(samples)
     if params.augment:
         samples = augment(game, samples)
+    weights = samples.get("weights", np.ones(len(samples["states"]), dtype=np.float32))
     dataset = TensorDataset(
         torch.from_numpy(samples["states"].astype(np.float32)),
         torch.from_numpy(samples["policies"]),
         torch.from_numpy(samples["values"]),
+        torch.from_numpy(weights),
     )
     # Whole batches by one tensor index each (not per-sample collation): the bare loop's cost.
     sampler = BatchSampler(

@@ -11,12 +11,19 @@ from pipeline.nets.senet import SENet
 
 
 def alphazero_losses(
-    model: SENet, states: torch.Tensor, policies: torch.Tensor, values: torch.Tensor
+    model: SENet,
+    states: torch.Tensor,
+    policies: torch.Tensor,
+    values: torch.Tensor,
+    weights: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The batch's mean losses, each sample counted by its weight (merged positions weigh by their copies)."""
     logits, predicted = model(states)
-    policy_loss = -(policies * F.log_softmax(logits, dim=-1)).sum(dim=-1).mean()
-    value_loss = ((values - predicted) ** 2).mean()
-    return policy_loss, value_loss
+    policy_loss = -(policies * F.log_softmax(logits, dim=-1)).sum(dim=-1)
+    value_loss = ((values - predicted) ** 2).mean(dim=-1)
+    if weights is not None:
+        policy_loss, value_loss = weights * policy_loss, weights * value_loss
+    return policy_loss.mean(), value_loss.mean()
 
 
 def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> torch.optim.Optimizer:
@@ -40,8 +47,7 @@ class AlphaZeroModule(pl.LightningModule):
         self._batches = 0
 
     def training_step(self, batch, batch_idx):
-        states, policies, values = batch
-        policy_loss, value_loss = alphazero_losses(self.model, states, policies, values)
+        policy_loss, value_loss = alphazero_losses(self.model, *batch)
         # Sum here and log once per epoch: Lightning's per-step `log` costs as much as a small model's step.
         self._sums += torch.stack([policy_loss.detach(), value_loss.detach()])
         self._batches += 1

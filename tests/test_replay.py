@@ -1,0 +1,70 @@
+"""The replay buffer's merging of repeated positions (AlphaZero.jl's position averaging) and the
+weighted losses that train on it."""
+
+import numpy as np
+import pytest
+import torch
+from test_nets import fixed_batch, small_net
+
+from pipeline.config import TrainParams
+from pipeline.games import make_game
+from pipeline.jobs.replay import augment, merge_positions
+from pipeline.jobs.train import train_network
+from pipeline.nets.module import alphazero_losses
+
+
+def repeated_positions(game):
+    """Position A three times (values +1, +1, -1), B once, A's copies from generations 1, 2 and 3."""
+    distinct = fixed_batch(game, n=2)
+    pick = np.array([0, 1, 0, 0])
+    samples = {name: array[pick].copy() for name, array in distinct.items()}
+    samples["values"] = np.array([[1, -1], [0.5, -0.5], [1, -1], [-1, 1]], dtype=np.float32)
+    samples["policies"][[0, 2, 3]] = np.eye(game.num_actions, dtype=np.float32)[[0, 0, 3]]
+    samples["generations"] = np.array([1, 2, 3, 2], dtype=np.int32)
+    return samples
+
+
+def test_repeated_positions_become_one_sample_with_averaged_targets_and_a_log_weight():
+    game = make_game("connect4")
+    merged = merge_positions(repeated_positions(game))
+
+    assert len(merged["states"]) == 2
+    a = next(i for i in range(2) if merged["values"][i, 0] != 0.5)
+    b = 1 - a
+    np.testing.assert_allclose(merged["values"][a], [1 / 3, -1 / 3], atol=1e-6)
+    np.testing.assert_allclose(merged["policies"][a, [0, 3]], [2 / 3, 1 / 3], atol=1e-6)
+    np.testing.assert_allclose(merged["values"][b], [0.5, -0.5])
+    assert merged["generations"][a] == 3  # the newest copy: the window keeps it as long as any copy
+    raw = np.array([1 + np.log2(3), 1.0])[[0, 1] if a == 0 else [1, 0]]
+    np.testing.assert_allclose(merged["weights"], raw / raw.mean(), rtol=1e-6)
+
+
+def test_augment_carries_the_weights_to_every_symmetry():
+    game = make_game("connect4")
+    merged = merge_positions(repeated_positions(game))
+    augmented = augment(game, merged)
+    symmetries = len(game.symmetries())
+    assert len(augmented["weights"]) == 2 * symmetries
+    np.testing.assert_array_equal(augmented["weights"], np.tile(merged["weights"], symmetries))
+
+
+def test_a_weight_counts_its_sample_that_many_times_in_the_losses():
+    game = make_game("tictacmo")
+    batch = fixed_batch(game, n=2)
+    tensors = [torch.from_numpy(batch[k].astype(np.float32)) for k in ("states", "policies", "values")]
+    model = small_net(game).eval()
+    with torch.no_grad():
+        weighted = alphazero_losses(model, *tensors, torch.tensor([2.0, 0.0]))
+        first_only = alphazero_losses(model, *(t[:1] for t in tensors))
+    for got, expected in zip(weighted, first_only, strict=True):
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5)
+
+
+@pytest.mark.parametrize("merge", [False, True])
+def test_training_merges_positions_only_when_asked(merge):
+    game = make_game("connect4")
+    samples = {name: np.concatenate([array] * 5) for name, array in repeated_positions(game).items()}
+    params = TrainParams(epochs=1, batch_size=8, augment=True, merge_positions=merge)
+    result = train_network(game, small_net(game), samples, params, seed=0, progress=False)
+    positions = 2 if merge else 20
+    assert result.samples == positions * len(game.symmetries())
