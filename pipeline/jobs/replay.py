@@ -52,14 +52,20 @@ def windowed(previous: dict, new: dict, generation: int, window: int) -> dict[st
     return {name: array[keep] for name, array in merged.items()}
 
 
+def position_keys(states: np.ndarray) -> np.ndarray:
+    """One hashable, comparable key per sample: its planes' bytes (equal keys, equal positions)."""
+    flat = np.ascontiguousarray(states.reshape(len(states), -1))
+    return flat.view(np.dtype((np.void, flat.shape[1]))).ravel()
+
+
 def merge_positions(samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """One sample per distinct position, its policy and value targets the means of its copies, with a
     training `weights` field of 1 + log2(copies), scaled to mean 1 (AlphaZero.jl's position averaging
     with its log weighting). Why: the opening positions recur thousands of times in a window, so
     unmerged they take most of the training steps and their noisy outcomes are fitted one by one."""
-    flat = np.ascontiguousarray(samples["states"].reshape(len(samples["states"]), -1))
-    keys = flat.view(np.dtype((np.void, flat.shape[1]))).ravel()
-    _, first, inverse, counts = np.unique(keys, return_index=True, return_inverse=True, return_counts=True)
+    _, first, inverse, counts = np.unique(
+        position_keys(samples["states"]), return_index=True, return_inverse=True, return_counts=True
+    )
 
     def mean_of_copies(targets: np.ndarray) -> np.ndarray:
         sums = np.zeros((len(counts), targets.shape[1]), dtype=np.float64)

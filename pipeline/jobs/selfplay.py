@@ -18,6 +18,7 @@ import numpy as np
 from pipeline.agents.recipes import search_config, selfplay_player
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover, to_absolute
+from pipeline.jobs.replay import position_keys
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -53,7 +54,7 @@ def distinct_share(states: np.ndarray) -> float:
     (BENCHMARKS, "Self-play diversity")."""
     if len(states) == 0:
         return 0.0
-    return len(np.unique(states.reshape(len(states), -1), axis=0)) / len(states)
+    return len(np.unique(position_keys(states))) / len(states)
 
 
 def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float, lam: float) -> np.ndarray:
