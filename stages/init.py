@@ -1,6 +1,8 @@
 """Stage `init`: the generation-0 network (first best and first candidate), random or warm-started, the
 compute spent to make it, an empty replay buffer, and the MLflow parent run of this lineage."""
 
+import torch
+
 from pipeline import champions
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
@@ -10,7 +12,7 @@ from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.senet import NetworkShape, initial_network
+from pipeline.nets.senet import NetworkShape, deepened, initial_network
 from stages import paths
 
 
@@ -33,14 +35,28 @@ def main(argv):
 
 def starting_network(game, params):
     """The random network of `network` and `seed`, or, with `warm_start`, a trained one of the same game
-    and shape: a run goes on from a shipped champion on a machine where its own folder is gone."""
+    and shape: a run goes on from a shipped champion on a machine where its own folder is gone. A shape
+    with more blocks grows the trained network (identity blocks appended): a bigger net goes on from a
+    small one's plateau."""
     if params.warm_start is None:
         return initial_network(game, params)
+    shape = NetworkShape.for_game(game, **params.network.model_dump())
     try:
-        shape = NetworkShape.for_game(game, **params.network.model_dump())
-        return load_checkpoint(champions.resolve(params.warm_start), game.name, shape)
+        path = champions.resolve(params.warm_start)
+        trained = load_checkpoint(path, game.name)
     except CheckpointError as err:
         raise CheckpointError(f"warm_start: {err}") from None
+    misfits = [
+        f"{name}: {value} in the checkpoint, {getattr(shape, name)} asked for"
+        for name, value in trained.shape.to_dict().items()
+        if value != getattr(shape, name) and not (name == "blocks" and value < shape.blocks)
+    ]
+    if misfits:
+        raise CheckpointError(
+            f"warm_start: {path}: network shape does not match ({'; '.join(misfits)}; only blocks can be added)"
+        )
+    torch.manual_seed(params.seed)  # the added blocks' first convolutions
+    return deepened(trained, shape.blocks)
 
 
 if __name__ == "__main__":

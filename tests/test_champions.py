@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import torch
 
 from pipeline import champions
 from pipeline.commands import analyse, match, play
@@ -131,6 +132,19 @@ def test_warm_start_begins_the_run_at_the_champions_weights(tmp_path, monkeypatc
     assert json.loads((tmp_path / "metrics/start.json").read_text()) == champions.compute_before("tictacmo")
 
 
+def test_a_warm_start_with_more_blocks_grows_the_champion_into_the_same_function(tmp_path, monkeypatch):
+    shipped = load_checkpoint(champions.checkpoint_path("tictacmo"))
+    shape = shipped.shape
+    network = {"blocks": shape.blocks + 2, "channels": shape.channels, "se_reduction": shape.se_reduction}
+    run_init(tmp_path, monkeypatch, warm_start="tictacmo", network=network)
+    started = load_checkpoint(tmp_path / "models/best/gen_0.ckpt")
+    assert started.shape.blocks == shape.blocks + 2
+    states = torch.rand(4, shape.in_channels, shape.rows, shape.cols)
+    with torch.no_grad():
+        for before, after in zip(shipped(states), started(states), strict=True):
+            assert torch.allclose(before, after, atol=1e-6)
+
+
 def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champions_card():
     assert champions.compute_before(None) == {"simulations": 0, "hours": 0.0}
     spent = champions.card("connect4")["training"]["spent"]
@@ -142,6 +156,7 @@ def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champio
     [
         ({"warm_start": "connect4"}, "trained for game 'connect4'"),
         ({"warm_start": "tictacmo", "network": {"blocks": 2, "channels": 16, "se_reduction": 4}}, "does not match"),
+        ({"warm_start": "tictacmo", "network": {"blocks": 1, "channels": 32, "se_reduction": 4}}, "blocks: 4 in the checkpoint, 1 asked for"),
         ({"warm_start": "no-such-champion"}, "neither a checkpoint file nor a shipped champion"),
     ],
 )

@@ -13,7 +13,7 @@ from pipeline.games import make_game
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pipeline.nets.module import AlphaZeroModule, alphazero_losses
-from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.nets.senet import NetworkShape, SENet, deepened
 
 
 def small_net(game, blocks=1, channels=16):
@@ -57,6 +57,24 @@ def test_training_lowers_the_loss_on_a_fixed_batch():
     after = loss()
     assert after < 0.85 * before, (before, after)
     assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]
+
+
+def test_a_deepened_network_computes_the_same_and_its_new_blocks_learn():
+    game = make_game("connect4")
+    model = small_net(game, blocks=2)
+    batch = fixed_batch(game)
+    train_network(game, model, batch, TrainParams(epochs=1, batch_size=16, augment=False), seed=0, progress=False)
+    model.eval()
+    grown = deepened(model, 4).eval()
+    states = torch.from_numpy(fixed_batch(game, n=8, seed=1)["states"].astype(np.float32))
+    with torch.no_grad():
+        for before, after in zip(model(states), grown(states), strict=True):
+            assert torch.allclose(before, after, atol=1e-6)
+    assert grown.shape.blocks == 4 and grown.tower[3].body[5].weight.abs().max() == 0
+    train_network(game, grown, batch, TrainParams(epochs=1, batch_size=16, augment=False), seed=0, progress=False)
+    assert grown.tower[3].body[5].weight.abs().max() > 0
+    with pytest.raises(ValueError, match="blocks: 1 is fewer than the 2 blocks"):
+        deepened(model, 1)
 
 
 @pytest.mark.parametrize("schedule", ["constant", "cosine"])

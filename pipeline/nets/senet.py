@@ -3,7 +3,7 @@ a value head with one tanh output per seat (index 0 = the player to move)."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import torch
 from torch import nn
@@ -106,3 +106,26 @@ def initial_network(game, params) -> SENet:
     starts from."""
     torch.manual_seed(params.seed)
     return SENet(NetworkShape.for_game(game, **params.network.model_dump()))
+
+
+def deepened(model: SENet, blocks: int) -> SENet:
+    """`model` with identity blocks appended to its tower up to `blocks`: the same function, more room.
+    A new block's last convolution starts at zero, so its residual branch adds nothing until training
+    moves it (Net2Net's deeper network; Goyal et al.'s zero-initialised residual branch): a bigger net
+    goes on from a plateaued small one instead of starting from random weights."""
+    if blocks < model.shape.blocks:
+        raise ValueError(f"blocks: {blocks} is fewer than the {model.shape.blocks} blocks of the network")
+    grown = SENet(replace(model.shape, blocks=blocks))
+    weights = grown.state_dict()  # the new blocks' own initial weights, then the trained ones over them
+    old = model.shape.blocks
+    weights.update({_moved_tower_key(key, old, blocks): value for key, value in model.state_dict().items()})
+    for index in range(old, blocks):
+        weights[f"tower.{index}.body.5.weight"].zero_()
+    grown.load_state_dict(weights)
+    return grown.train(model.training)
+
+
+def _moved_tower_key(key: str, old_blocks: int, new_blocks: int) -> str:
+    """The tower's closing batch norm sits after the blocks: its index moves with their number."""
+    prefix = f"tower.{old_blocks}."
+    return f"tower.{new_blocks}." + key[len(prefix) :] if key.startswith(prefix) else key
