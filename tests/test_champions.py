@@ -156,7 +156,10 @@ def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champio
     [
         ({"warm_start": "connect4"}, "trained for game 'connect4'"),
         ({"warm_start": "tictacmo", "network": {"blocks": 2, "channels": 16, "se_reduction": 4}}, "does not match"),
-        ({"warm_start": "tictacmo", "network": {"blocks": 1, "channels": 32, "se_reduction": 4}}, "blocks: 4 in the checkpoint, 1 asked for"),
+        (
+            {"warm_start": "tictacmo", "network": {"blocks": 1, "channels": 32, "se_reduction": 4}},
+            "blocks: 4 in the checkpoint, 1 asked for",
+        ),
         ({"warm_start": "no-such-champion"}, "neither a checkpoint file nor a shipped champion"),
     ],
 )
