@@ -84,6 +84,9 @@ class SelfPlayParams(Section):
         0.0, ge=0, description="temperature of the plies after temperature_moves; 0 = the most visited move"
     )
     reuse_tree: bool = True
+    random_opening_plies: Int = Field(
+        0, ge=0, description="each game starts after 0..N (uniformly drawn) uniformly random moves, not trained on"
+    )
     full_search_fraction: Float = Field(1.0, ge=0, le=1, description="playout cap randomization")
     fast_rollouts: Int = Field(10, ge=1, description="budget of the moves that miss the full search")
     greedy_epsilon: Float = Field(0.2, ge=0, le=1)

@@ -9,7 +9,7 @@ from pipeline.agents import GreedyValueAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
-from pipeline.jobs.selfplay import distinct_share, run_selfplay, td_lambda_returns
+from pipeline.jobs.selfplay import distinct_share, random_openings, run_selfplay, td_lambda_returns
 from pipeline.matches.workers import play_match
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import UniformEvaluator
@@ -137,3 +137,23 @@ def test_temperature_after_samples_the_later_plies(played):
 def test_root_value_weight_is_refused_without_search():
     with pytest.raises(ConfigError, match=r"selfplay: root_value_weight: must be 0 with strategy greedy_td"):
         tiny(strategy="greedy_td", root_value_weight=0.5)
+
+
+def test_random_openings_start_games_from_random_positions_that_are_not_trained_on(played):
+    game, model, params = tiny("connect4", random_opening_plies=10)
+    result = run_selfplay(game, model, params, generation=1, progress=False)
+    records = played[-1].records
+    first_plies = [game.ply(record.states[0]) for record in records]
+    assert len(set(first_plies)) > 2 and max(first_plies) <= 10
+    assert result.metrics["samples"] == sum(len(record.actions) for record in records)  # the searched moves
+    again = run_selfplay(game, model, params, generation=1, progress=False)
+    assert np.array_equal(again.samples["states"], result.samples["states"])
+
+
+def test_random_openings_stop_before_the_game_ends():
+    game = make_game("tictactoe")
+    assert random_openings(game, 3, 0, [0, 1, 2]) is None
+    starts = random_openings(game, 200, 9, [0, 1, 2])
+    plies = [game.ply(state) for state in starts]
+    assert not any(game.is_terminal(state) for state in starts)
+    assert min(plies) == 0 and max(plies) >= 6

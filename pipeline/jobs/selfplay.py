@@ -119,6 +119,29 @@ def records_to_samples(
     }
 
 
+def random_openings(game, games: int, max_plies: int, seed: list[int]) -> list | None:
+    """Each game's first position: 0..`max_plies` (uniformly drawn) uniformly random moves from the
+    initial state, stopping before a move that would end the game; None when `max_plies` is 0.
+
+    Why: a good network's self-play visits few kinds of positions, while Pons' test sets and human
+    opponents reach positions no careful player would; the searched moves after a random opening are
+    trained, the random moves are not (BENCHMARKS, "Random openings"). Game i draws from its own
+    seed, so the openings do not depend on the worker count."""
+    if max_plies == 0:
+        return None
+    starts = []
+    for i in range(games):
+        rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
+        state = game.initial_state(rng)
+        for _ in range(rng.integers(max_plies + 1)):
+            following, _ = game.step(state, int(rng.choice(game.legal_actions(state))), rng)
+            if game.is_terminal(following):
+                break
+            state = following
+        starts.append(state)
+    return starts
+
+
 def run_selfplay(game, model: SENet, params: Params, generation: int, progress: bool = True) -> SelfPlayResult:
     sp = params.selfplay
     spec = selfplay_player(model, params)
@@ -131,6 +154,7 @@ def run_selfplay(game, model: SENet, params: Params, generation: int, progress: 
         workers=Workers.from_params(params),
         record_policies=True,
         progress=f"self-play gen {generation}" if progress else None,
+        starts=random_openings(game, sp.games, sp.random_opening_plies, [params.seed, generation, 2]),
     )
     outcomes = end_values(game, result.records, params)
     if sp.strategy == "greedy_td":

@@ -89,10 +89,13 @@ def play_match(
     workers: int | Workers,
     record_policies: bool = False,
     progress: str | None = None,
+    starts: list | None = None,
 ) -> MatchResult:
     """Play one game per seating (indices into `specs`, one per seat) on `workers` (a count of
-    processes: 0 one per core, 1 this process; or `Workers`). Records come back in seating order."""
-    return play_matches(game_name, specs, [(seatings, seed)], parallel, workers, record_policies, progress)[0]
+    processes: 0 one per core, 1 this process; or `Workers`), from the initial state or `starts[i]`.
+    Records come back in seating order."""
+    match = (seatings, seed) if starts is None else (seatings, seed, starts)
+    return play_matches(game_name, specs, [match], parallel, workers, record_policies, progress)[0]
 
 
 def play_matches(
