@@ -1,5 +1,7 @@
 """`python -m pipeline bench` on tiny budgets: every figure is printed once."""
 
+import torch
+
 from pipeline.commands import bench
 
 
@@ -10,11 +12,13 @@ def test_each_figure_is_one_row():
         "batch",
         "connect4",
         "cpu_count",
+        "device",
         "lightning_overhead",
         "threads",
         "tictacmo",
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 6 + 2 * 5
+    assert len(names) == len(set(names)) == 7 + 2 * 5
     assert "tictacmo.selfplay_games_per_min" in names
+    assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto

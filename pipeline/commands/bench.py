@@ -2,8 +2,9 @@
 
 `python -m pipeline bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
 under a minute; `--backend ray` plays the self-play figures on a local Ray; `--load` measures
-everything again beside one busy process (the `*_under_load` figures). Threads follow the free cores
-(pipeline/threads.py) unless `--threads` fixes them.
+everything again beside one busy process (the `*_under_load` figures); `--device cuda` (or auto on a
+machine with a GPU) puts the network and training there, with `--batch` games searched side by side
+per process. Threads follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pipeline.config import TrainParams, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
-from pipeline.nets.evaluator import PRECISIONS, frozen_for_inference
+from pipeline.nets.evaluator import DEVICES, PRECISIONS, frozen_for_inference, inference_device, use_device
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.threads import follow_free_cores, use_threads
@@ -59,29 +60,38 @@ def network_positions_per_s(
 ) -> float:
     """Best of `repeats` timed loops of the network as search runs it (traced and frozen): the
     ceiling against which search is compared."""
-    model = frozen_for_inference(model, game.observation_shape, precision=precision)
-    planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch))).to(PRECISIONS[precision])
+    device = inference_device()
+    model = frozen_for_inference(model, game.observation_shape, device, precision)
+    planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch))).to(device, PRECISIONS[precision])
     best = 0.0
     with torch.inference_mode():
-        model(planes)  # warm-up
+        model(planes)[0].cpu()  # warm-up
         for _ in range(repeats):
             calls, started = 0, time.perf_counter()
             while time.perf_counter() - started < seconds / repeats:
                 follow_free_cores()
-                model(planes)
+                model(planes)[0].cpu()  # back on the host, as search needs it
                 calls += 1
             best = max(best, calls * batch / (time.perf_counter() - started))
     return best
 
 
 def selfplay_figures(
-    game_name: str, model, games: int, batch: int, workers: int = 0, backend: str = "pool", precision: str = "float32"
+    game_name: str,
+    model,
+    games: int,
+    batch: int,
+    workers: int = 0,
+    backend: str = "pool",
+    precision: str = "float32",
+    device: str = "auto",
 ) -> dict:
     game = make_game(game_name)
     params = parse_params(
         {
             "game": game_name,
             "workers": workers,
+            "device": device,
             "backend": {"kind": backend},
             "search": {"precision": precision},
             "generations": [{"gen": 1, "prev": 0}],
@@ -93,7 +103,7 @@ def selfplay_figures(
     return {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
 
 
-def training_figures(steps: int, repeats: int = 3) -> dict[str, float]:
+def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
     """Lightning's samples/s against a bare PyTorch loop over the same model, data and optimiser
     (best of `repeats` alternating runs each, since a shared machine's speed drifts)."""
     game, _ = _model("tictacmo")
@@ -108,10 +118,13 @@ def training_figures(steps: int, repeats: int = 3) -> dict[str, float]:
     params = TrainParams(epochs=1, augment=False)
     tensors = [torch.from_numpy(samples[k].astype(np.float32)) for k in ("states", "policies", "values")]
 
+    where = inference_device()
+    tensors = [t.to(where) for t in tensors]
+
     def bare_loop() -> float:
-        model = _model("tictacmo")[1].train()
+        model = _model("tictacmo")[1].train().to(where)
         optimiser = make_optimizer(model, params.learning_rate, params.weight_decay)
-        order = torch.randperm(n, generator=torch.Generator().manual_seed(0))
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(0)).to(where)
         started = time.perf_counter()
         for i in range(steps):
             idx = order[i * 64 : (i + 1) * 64]
@@ -119,11 +132,13 @@ def training_figures(steps: int, repeats: int = 3) -> dict[str, float]:
             optimiser.zero_grad()
             (policy_loss + value_loss).backward()
             optimiser.step()
+        if where.type == "cuda":
+            torch.cuda.synchronize()
         return n / (time.perf_counter() - started)
 
     lightning, bare = 0.0, 0.0
     for _ in range(repeats):
-        result = train_network(game, _model("tictacmo")[1], samples, params, seed=0, progress=False)
+        result = train_network(game, _model("tictacmo")[1], samples, params, seed=0, progress=False, device=device)
         lightning = max(lightning, result.samples_per_s)
         bare = max(bare, bare_loop())
     return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
@@ -142,19 +157,26 @@ def run(
     workers: int = 0,
     backend="pool",
     precision="float32",
+    device="auto",
 ) -> dict:
     """Every figure once: per game under the game's name, training at the top level. `workers`,
-    `backend` and `precision` (of the network and self-play figures) as in params.yaml (0: one per core;
-    pool or a local Ray; float32 or bfloat16)."""
-    figures: dict = {"threads": torch.get_num_threads(), "batch": batch, "cpu_count": os.cpu_count()}
+    `backend`, `precision` (of the network and self-play figures) and `device` as in params.yaml (0: one
+    per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda)."""
+    use_device(device)
+    figures: dict = {
+        "threads": torch.get_num_threads(),
+        "batch": batch,
+        "cpu_count": os.cpu_count(),
+        "device": str(inference_device()),
+    }
     for name in GAMES:
         game, model = _model(name)
         network = network_positions_per_s(game, model, batch, seconds=network_seconds, precision=precision)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
-        play = selfplay_figures(name, model, games, batch, workers, backend, precision)
+        play = selfplay_figures(name, model, games, batch, workers, backend, precision, device)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
-        alone = selfplay_figures(name, model, games=batch // 2, batch=batch // 2, workers=1, precision=precision)
+        alone = selfplay_figures(name, model, batch // 2, batch // 2, 1, precision=precision, device=device)
         figures[name] = {
             "network_positions_per_s": network,
             "search_sims_per_s": play["sims_per_s"],
@@ -162,7 +184,7 @@ def run(
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
         }
-    train = training_figures(steps=train_steps)
+    train = training_figures(steps=train_steps, device=device)
     figures["train_samples_per_s"] = train["train_samples_per_s"]
     figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
     figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1
@@ -236,6 +258,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")
     parser.add_argument("--backend", choices=["pool", "ray"], default="pool", help="where self-play runs")
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
+    parser.add_argument("--device", choices=DEVICES, default="auto", help="where networks infer and train")
+    parser.add_argument("--batch", type=int, default=64, help="positions a network call: games side by side")
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
         "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
@@ -245,7 +269,13 @@ def main(argv: list[str] | None = None) -> None:
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
-    budgets = {**(QUICK if args.quick else FULL), "backend": args.backend, "precision": args.precision}
+    budgets = {
+        **(QUICK if args.quick else FULL),
+        "backend": args.backend,
+        "precision": args.precision,
+        "device": args.device,
+        "batch": args.batch,
+    }
     if args.solver:
         figures = solver_figures(args.solver, args.positions)
     elif args.load:

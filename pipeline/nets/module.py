@@ -43,7 +43,7 @@ class AlphaZeroModule(pl.LightningModule):
         self.history: list[dict[str, float]] = []  # mean losses of each epoch
 
     def on_train_epoch_start(self):
-        self._sums = torch.zeros(2)
+        self._sums = torch.zeros(2, device=self.device)  # beside the losses, on the GPU when training there
         self._batches = 0
 
     def training_step(self, batch, batch_idx):
