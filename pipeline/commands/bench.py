@@ -70,7 +70,7 @@ def network_positions_per_s(
             calls, started = 0, time.perf_counter()
             while time.perf_counter() - started < seconds / repeats:
                 follow_free_cores()
-                model(planes)[0].cpu()  # back on the host, as search needs it
+                model(planes)[0].cpu()  # waits for the call to finish: search reads the results on the host
                 calls += 1
             best = max(best, calls * batch / (time.perf_counter() - started))
     return best
