@@ -5,6 +5,7 @@ BENCHMARKS.md's "Connect-4 strength against compute" (the run folders that made 
 Usage: python benchmarks/connect4_lineage.py benchmarks/connect4-champion-lineage.png"""
 
 import sys
+
 import matplotlib
 
 matplotlib.use("Agg")
