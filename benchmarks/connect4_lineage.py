@@ -88,7 +88,10 @@ champions = [
 ]
 
 
-def ticks(ax, values):
+def log_axis(ax, values):
+    """Log scale with plain-number ticks: the curves span a decade, the reader wants percentages."""
+    ax.set_yscale("log")
+    ax.grid(alpha=0.3, which="both")
     ax.set_yticks(values, [f"{v:g}" for v in values])
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
@@ -99,9 +102,7 @@ for col, idx in enumerate((0, 1)):
     for label, pts in segments:
         ax.plot([p[idx] for p in pts], [p[2] for p in pts], "o-", ms=3, label=label)
     ax.axhline(3.25, color="black", ls=":", label="depth-5 minimax (3.25)")
-    ax.set_yscale("log")
-    ax.grid(alpha=0.3, which="both")
-    ticks(ax, [2.5, 3, 4, 6, 10, 20, 35])
+    log_axis(ax, [2.5, 3, 4, 6, 10, 20, 35])
     ax = axes[1][col]
     ax.plot(
         [c[idx] for c in champions],
@@ -112,9 +113,7 @@ for col, idx in enumerate((0, 1)):
     )
     ax.axhline(4.06, color="black", ls=":", label="depth-5 minimax (4.06)")
     ax.axhline(0.94, color="green", ls="--", label="AlphaZero.jl, 600 sims (≈0.94)")
-    ax.set_yscale("log")
-    ax.grid(alpha=0.3, which="both")
-    ticks(ax, [0.4, 0.6, 1, 2, 3, 5])
+    log_axis(ax, [0.4, 0.6, 1, 2, 3, 5])
 axes[0][0].set_ylabel("raw policy: mean mistakes %\n(End-Easy, Middle-Easy, Middle-Medium, Begin-Easy)")
 axes[1][0].set_ylabel("search 600: mean mistakes %\n(all five sets)")
 axes[1][0].set_xlabel("self-play simulations (millions)")
