@@ -1,0 +1,161 @@
+"""Probes of why the raw Connect-4 policy stops at about 2% mistakes on Pons' Middle-Easy set
+(BENCHMARKS.md, "Why the raw policy stops on Middle-Easy"): does it lack training (more epochs on the
+same window), positions like Pons' (random-play boards labelled by search), or width (fresh 5 x 64
+and 5 x 128 nets on the same samples)? Score each checkpoint with
+`python -m pipeline connect4_benchmark CKPT --sims 0 --positions 1000 --precision bfloat16`.
+
+Usage:
+  python benchmarks/connect4_policy_probes.py label CKPT OUT.npz --count 60000 --seed 12345
+  python benchmarks/connect4_policy_probes.py finetune RUN GEN OUT.ckpt --epochs 4 [--extra LABELS.npz]
+  python benchmarks/connect4_policy_probes.py fresh OUT.ckpt --channels 128 --epochs 3 SAMPLES.npz ...
+  python benchmarks/connect4_policy_probes.py agree LABELS.npz CKPT ...
+
+RUN is a run folder of `examples/connect4.yaml` (README, "Long runs"); GEN one of its generations."""
+
+import argparse
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from pipeline.config import load_params
+from pipeline.games import make_game
+from pipeline.games.base import rotate_to_mover
+from pipeline.games.moves import read_position
+from pipeline.jobs.connect4_benchmark import read_set
+from pipeline.jobs.replay import load_samples, save_samples
+from pipeline.jobs.train import train_network
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.positions import CONNECT4
+from pipeline.search.analysis import search_positions
+from pipeline.search.mcts import SearchConfig
+
+GAME = make_game("connect4")
+PLIES = (6, 34)  # Pons' sets hold plies 4-41; Middle-Easy 15-28
+BATCH = 512  # trees searched side by side
+
+
+def random_boards(count: int, seed: int) -> list:
+    """Boards after a uniformly drawn number of uniformly random moves, stopping before a move that
+    ends the game (Pons' way of making test positions), none of them a position of Pons' sets."""
+    held_out = {
+        GAME.encode_batch([read_position(GAME, moves)[1]]).tobytes()
+        for path in CONNECT4.glob("Test_L*")
+        for moves, _ in read_set(path)
+    }
+    rng = np.random.default_rng(seed)
+    boards = []
+    while len(boards) < count:
+        state = GAME.initial_state(rng)
+        for _ in range(rng.integers(PLIES[0], PLIES[1] + 1)):
+            following, _ = GAME.step(state, int(rng.choice(GAME.legal_actions(state))), rng)
+            if GAME.is_terminal(following):
+                break
+            state = following
+        if GAME.encode_batch([state]).tobytes() not in held_out:
+            boards.append(state)
+    return boards
+
+
+def label(args) -> None:
+    """Samples whose targets are the network's search without noise: visits and root value."""
+    evaluator = NetworkEvaluator(GAME, load_checkpoint(args.checkpoint, GAME.name), "bfloat16")
+    config = SearchConfig(c_puct=2.0, precision="bfloat16")
+    boards = random_boards(args.count, args.seed)
+    policies, values = [], []
+    for start in tqdm(range(0, len(boards), BATCH), desc="labelling"):
+        chunk = boards[start : start + BATCH]
+        _, visits, root_values = search_positions(GAME, evaluator, chunk, args.sims, config)
+        policies.append(visits)
+        values += [rotate_to_mover(v, GAME.to_play(s)) for v, s in zip(root_values, chunk)]
+    save_samples(
+        args.out,
+        {
+            "states": GAME.encode_batch(boards).astype(np.uint8),
+            "policies": np.concatenate(policies).astype(np.float32),
+            "values": np.stack(values).astype(np.float32),
+            "generations": np.full(len(boards), args.generation, dtype=np.int32),
+        },
+    )
+
+
+def concatenated(paths: list[str]) -> dict[str, np.ndarray]:
+    parts = [load_samples(path) for path in paths]
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def train(model: SENet, run: str, samples: dict, epochs: int, seed: int, out: str) -> None:
+    """The run's own training recipe (batch, rate, schedule, merging, symmetries), `epochs` passes."""
+    params = load_params(f"{run}/params.yaml").train.model_copy(update={"epochs": epochs})
+    result = train_network(GAME, model, samples, params, seed=seed, progress=True, device="cpu")
+    losses = f"{result.policy_loss:.4f} / {result.value_loss:.4f}"
+    print(f"{result.samples} samples, last epoch's policy / value loss {losses}")
+    save_checkpoint(out, model, GAME.name)
+
+
+def finetune(args) -> None:
+    """Generation GEN's candidate trained further on the replay window it was trained on (plus extra samples)."""
+    model = load_checkpoint(f"{args.run}/models/candidate/gen_{args.gen}.ckpt", GAME.name)
+    samples = concatenated([f"{args.run}/data/replay/gen_{args.gen}.npz", *args.extra])
+    train(model, args.run, samples, args.epochs, 1000 + args.gen, args.out)
+
+
+def fresh(args) -> None:
+    """A 5-block net of the given width from random weights (seed 0), trained on fixed samples."""
+    torch.manual_seed(0)
+    model = SENet(NetworkShape.for_game(GAME, 5, args.channels, 4))
+    train(model, args.run, concatenated(args.samples), args.epochs, 7, args.out)
+
+
+def agree(args) -> None:
+    """How often the raw policy's favourite is the search's, among the moves the search visited, over
+    all labels and over the sharp ones (one move took more than 80% of the visits)."""
+    labels = load_samples(args.labels)
+    visited = labels["policies"] > 0
+    sharp = labels["policies"].max(axis=1) > 0.8
+    states = torch.from_numpy(labels["states"].astype(np.float32))
+    for path in args.checkpoints:
+        model = load_checkpoint(path, GAME.name).eval()
+        with torch.no_grad():
+            logits = torch.cat([model(states[i : i + 4096])[0] for i in range(0, len(states), 4096)]).numpy()
+        same = np.where(visited, logits, -np.inf).argmax(axis=1) == labels["policies"].argmax(axis=1)
+        print(f"{path}: agrees on {same.mean():.2%} of all, {same[sharp].mean():.2%} of the {sharp.mean():.0%} sharp")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(required=True)
+    p = commands.add_parser("label")
+    p.add_argument("checkpoint")
+    p.add_argument("out")
+    p.add_argument("--count", type=int, default=60000)
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--sims", type=int, default=100)
+    p.add_argument("--generation", type=int, default=15, help="the samples' generation field (a window's last)")
+    p.set_defaults(command=label)
+    p = commands.add_parser("finetune")
+    p.add_argument("run")
+    p.add_argument("gen", type=int)
+    p.add_argument("out")
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--extra", nargs="*", default=[])
+    p.set_defaults(command=finetune)
+    p = commands.add_parser("fresh")
+    p.add_argument("out")
+    p.add_argument("samples", nargs="+")
+    p.add_argument("--channels", type=int, default=64)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--run", default=".", help="the run folder whose params.yaml gives the training recipe")
+    p.set_defaults(command=fresh)
+    p = commands.add_parser("agree")
+    p.add_argument("labels")
+    p.add_argument("checkpoints", nargs="+")
+    p.set_defaults(command=agree)
+    args = parser.parse_args()
+    args.command(args)
+
+
+if __name__ == "__main__":
+    main()
