@@ -110,6 +110,9 @@ class TrainParams(Section):
     weight_decay: Float = Field(1e-4, ge=0)
     epochs: Int = Field(4, ge=1)
     replay_window: Int = Field(4, ge=1, description="generations of self-play data kept for training")
+    replay_window_growth: Int = Field(
+        0, ge=0, description="0: the window is `replay_window` from the start; N: 1 generation, one more every N"
+    )
     augment: bool = True
     merge_positions: bool = Field(False, description="train on one sample per distinct position, log-weighted")
 

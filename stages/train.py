@@ -24,7 +24,7 @@ def main(argv):
     game = make_game(params.game)
     model = load_checkpoint(paths.candidate(prev), game.name)
     samples = windowed(
-        load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train.replay_window
+        load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train
     )
     with stage_run(params, "train", gen) as run:
         result = train_network(

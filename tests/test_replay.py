@@ -1,5 +1,5 @@
-"""The replay buffer's merging of repeated positions (AlphaZero.jl's position averaging) and the
-weighted losses that train on it."""
+"""The replay buffer: its window of generations (fixed or growing), the merging of repeated positions
+(AlphaZero.jl's position averaging) and the weighted losses that train on it."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,7 @@ from test_nets import fixed_batch, small_net
 
 from pipeline.config import TrainParams
 from pipeline.games import make_game
-from pipeline.jobs.replay import augment, merge_positions
+from pipeline.jobs.replay import augment, merge_positions, window_generations, windowed
 from pipeline.jobs.train import train_network
 from pipeline.nets.module import alphazero_losses
 
@@ -68,3 +68,31 @@ def test_training_merges_positions_only_when_asked(merge):
     result = train_network(game, small_net(game), samples, params, seed=0, progress=False)
     positions = 2 if merge else 20
     assert result.samples == positions * len(game.symmetries())
+
+
+def one_generation_of(game, generation: int) -> dict[str, np.ndarray]:
+    samples = fixed_batch(game, n=3)
+    samples["generations"] = np.full(3, generation, dtype=np.int32)
+    return samples
+
+
+@pytest.mark.parametrize(
+    "growth, expected",
+    [(0, [3, 3, 3, 3, 3, 3, 3, 3]), (1, [1, 2, 3, 3, 3, 3, 3, 3]), (2, [1, 1, 2, 2, 3, 3, 3, 3])],
+)
+def test_the_window_is_fixed_or_grows_by_one_generation_every_growth_generations(growth, expected):
+    params = TrainParams(replay_window=3, replay_window_growth=growth)
+    assert [window_generations(params, g) for g in range(1, 9)] == expected
+
+
+def test_a_growing_window_keeps_exactly_the_generations_it_has_grown_to():
+    """The stage saves each windowed buffer and windows it again at the next generation: a window that
+    grows by one can only need generations the last buffer kept."""
+    game = make_game("tictacmo")
+    params = TrainParams(replay_window=3, replay_window_growth=2)
+    kept = {name: array[:0] for name, array in one_generation_of(game, 0).items()}
+    for generation in range(1, 9):
+        kept = windowed(kept, one_generation_of(game, generation), generation, params)
+        newest = range(generation - window_generations(params, generation) + 1, generation + 1)
+        assert sorted(set(kept["generations"].tolist())) == list(newest)
+        assert len(kept["states"]) == 3 * len(newest)

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.atomic import write_npz
+from pipeline.config import TrainParams
 
 FIELDS = ("states", "policies", "values", "generations")
 
@@ -45,10 +46,21 @@ def empty_samples(game) -> dict[str, np.ndarray]:
     }
 
 
-def windowed(previous: dict, new: dict, generation: int, window: int) -> dict[str, np.ndarray]:
-    """Concatenate and keep only samples from the last `window` generations."""
+def window_generations(params: TrainParams, generation: int) -> int:
+    """How many generations of self-play the window keeps when training `generation`: `replay_window`,
+    or with `replay_window_growth` N a window that starts at 1 and grows by one every N generations up
+    to it. Why grow it: the first networks are weak and change fast, so their games are worth keeping
+    only briefly; later a wide window holds more distinct positions (KataGo's and AlphaZero.jl's
+    growing buffers)."""
+    if params.replay_window_growth == 0:
+        return params.replay_window
+    return min(params.replay_window, 1 + (generation - 1) // params.replay_window_growth)
+
+
+def windowed(previous: dict, new: dict, generation: int, params: TrainParams) -> dict[str, np.ndarray]:
+    """Concatenate and keep only samples from the last `window_generations` generations."""
     merged = {name: np.concatenate([previous[name], new[name]]) for name in FIELDS}
-    keep = merged["generations"] > generation - window
+    keep = merged["generations"] > generation - window_generations(params, generation)
     return {name: array[keep] for name, array in merged.items()}
 
 

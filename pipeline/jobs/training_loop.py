@@ -41,7 +41,7 @@ def train_generations(
     for generation in range(1, generations + 1):
         started = time.perf_counter()
         selfplay = run_selfplay(game, model, params, generation, progress=False)
-        samples = windowed(samples, selfplay.samples, generation, params.train.replay_window)
+        samples = windowed(samples, selfplay.samples, generation, params.train)
         seed = params.seed + generation
         train = train_network(game, model, samples, params.train, seed, progress=False, device=params.device)
         simulations += selfplay.simulations
