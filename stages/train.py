@@ -23,9 +23,7 @@ def main(argv):
     use_params_machine(params)
     game = make_game(params.game)
     model = load_checkpoint(paths.candidate(prev), game.name)
-    samples = windowed(
-        load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train
-    )
+    samples = windowed(load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train)
     with stage_run(params, "train", gen) as run:
         result = train_network(
             game,
