@@ -1,16 +1,18 @@
 """Probes of why the raw Connect-4 policy stops at about 2% mistakes on Pons' Middle-Easy set
 (BENCHMARKS.md, "Why the raw policy stops on Middle-Easy"): does it lack training (more epochs on the
 same window), positions like Pons' (random-play boards labelled by search), or width (fresh 5 x 64
-and 5 x 128 nets on the same samples)? Score each checkpoint with
+and 5 x 128 nets on the same samples), and what does width cost in self-play speed? Score each checkpoint with
 `python -m pipeline connect4_benchmark CKPT --sims 0 --positions 1000 --precision bfloat16`.
 
 Usage:
   python benchmarks/connect4_policy_probes.py label CKPT OUT.npz --count 60000 --seed 12345
   python benchmarks/connect4_policy_probes.py finetune RUN GEN OUT.ckpt --epochs 4 [--extra LABELS.npz]
-  python benchmarks/connect4_policy_probes.py fresh OUT.ckpt --channels 128 --epochs 3 SAMPLES.npz ...
+  python benchmarks/connect4_policy_probes.py fresh RUN OUT.ckpt --channels 128 --epochs 3 SAMPLES.npz ...
   python benchmarks/connect4_policy_probes.py agree LABELS.npz CKPT ...
+  python benchmarks/connect4_policy_probes.py speed RUN CKPT ... --games 256
 
-RUN is a run folder of `examples/connect4.yaml` (README, "Long runs"); GEN one of its generations."""
+RUN is a run folder of `examples/connect4.yaml` (README, "Long runs"), whose params give the training
+recipe and the self-play; GEN one of its generations."""
 
 import argparse
 
@@ -24,6 +26,7 @@ from pipeline.games.base import rotate_to_mover
 from pipeline.games.moves import read_position
 from pipeline.jobs.connect4_benchmark import read_set
 from pipeline.jobs.replay import load_samples, save_samples
+from pipeline.jobs.selfplay import random_moves, run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -48,12 +51,7 @@ def random_boards(count: int, seed: int) -> list:
     rng = np.random.default_rng(seed)
     boards = []
     while len(boards) < count:
-        state = GAME.initial_state(rng)
-        for _ in range(rng.integers(PLIES[0], PLIES[1] + 1)):
-            following, _ = GAME.step(state, int(rng.choice(GAME.legal_actions(state))), rng)
-            if GAME.is_terminal(following):
-                break
-            state = following
+        state = random_moves(GAME, GAME.initial_state(rng), rng.integers(PLIES[0], PLIES[1] + 1), rng)
         if GAME.encode_batch([state]).tobytes() not in held_out:
             boards.append(state)
     return boards
@@ -109,6 +107,16 @@ def fresh(args) -> None:
     train(model, args.run, concatenated(args.samples), args.epochs, 7, args.out)
 
 
+def speed(args) -> None:
+    """Self-play simulations a second of each network under the run's self-play params, twice over."""
+    params = load_params(f"{args.run}/params.yaml")
+    params = params.model_copy(update={"selfplay": params.selfplay.model_copy(update={"games": args.games})})
+    for _ in range(2):
+        for path in args.checkpoints:
+            result = run_selfplay(GAME, load_checkpoint(path, GAME.name), params, 1, progress=False)
+            print(f"{path}: {result.simulations / result.playing_seconds:.0f} simulations/s")
+
+
 def agree(args) -> None:
     """How often the raw policy's favourite is the search's, among the moves the search visited, over
     all labels and over the sharp ones (one move took more than 80% of the visits)."""
@@ -143,12 +151,17 @@ def main() -> None:
     p.add_argument("--extra", nargs="*", default=[])
     p.set_defaults(command=finetune)
     p = commands.add_parser("fresh")
+    p.add_argument("run")
     p.add_argument("out")
     p.add_argument("samples", nargs="+")
     p.add_argument("--channels", type=int, default=64)
     p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--run", default=".", help="the run folder whose params.yaml gives the training recipe")
     p.set_defaults(command=fresh)
+    p = commands.add_parser("speed")
+    p.add_argument("run")
+    p.add_argument("checkpoints", nargs="+")
+    p.add_argument("--games", type=int, default=256)
+    p.set_defaults(command=speed)
     p = commands.add_parser("agree")
     p.add_argument("labels")
     p.add_argument("checkpoints", nargs="+")

@@ -8,7 +8,7 @@ from test_nets import fixed_batch, small_net
 
 from pipeline.config import TrainParams
 from pipeline.games import make_game
-from pipeline.jobs.replay import augment, merge_positions, window_generations, windowed
+from pipeline.jobs.replay import augment, empty_samples, merge_positions, window_generations, windowed
 from pipeline.jobs.train import train_network
 from pipeline.nets.module import alphazero_losses
 
@@ -90,7 +90,7 @@ def test_a_growing_window_keeps_exactly_the_generations_it_has_grown_to():
     grows by one can only need generations the last buffer kept."""
     game = make_game("tictacmo")
     params = TrainParams(replay_window=3, replay_window_growth=2)
-    kept = {name: array[:0] for name, array in one_generation_of(game, 0).items()}
+    kept = empty_samples(game)
     for generation in range(1, 9):
         kept = windowed(kept, one_generation_of(game, generation), generation, params)
         newest = range(generation - window_generations(params, generation) + 1, generation + 1)

@@ -133,13 +133,18 @@ def random_openings(game, games: int, max_plies: int, seed: list[int]) -> list |
     for i in range(games):
         rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
         state = game.initial_state(rng)
-        for _ in range(rng.integers(max_plies + 1)):
-            following, _ = game.step(state, int(rng.choice(game.legal_actions(state))), rng)
-            if game.is_terminal(following):
-                break
-            state = following
-        starts.append(state)
+        starts.append(random_moves(game, state, rng.integers(max_plies + 1), rng))
     return starts
+
+
+def random_moves(game, state, plies: int, rng: np.random.Generator):
+    """`state` after up to `plies` uniformly random moves, stopping before a move that would end the game."""
+    for _ in range(plies):
+        following, _ = game.step(state, int(rng.choice(game.legal_actions(state))), rng)
+        if game.is_terminal(following):
+            break
+        state = following
+    return state
 
 
 def run_selfplay(game, model: SENet, params: Params, generation: int, progress: bool = True) -> SelfPlayResult:
