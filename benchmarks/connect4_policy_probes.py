@@ -20,6 +20,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from pipeline.commands.cli import entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
@@ -132,7 +133,8 @@ def agree(args) -> None:
         print(f"{path}: agrees on {same.mean():.2%} of all, {same[sharp].mean():.2%} of the {sharp.mean():.0%} sharp")
 
 
-def main() -> None:
+@entry_point
+def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(required=True)
     p = commands.add_parser("label")
@@ -166,7 +168,7 @@ def main() -> None:
     p.add_argument("labels")
     p.add_argument("checkpoints", nargs="+")
     p.set_defaults(command=agree)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.command(args)
 
 
