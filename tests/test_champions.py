@@ -23,7 +23,7 @@ SHIPPED = champions.names()
 
 def command(name: str, *argv: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess:
     """`python -m pipeline name argv` as a user runs it, from a folder of their own, this checkout's code."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run(
         [sys.executable, "-m", "pipeline", name, *argv], input=stdin, capture_output=True, text=True, cwd=cwd, env=env
     )
