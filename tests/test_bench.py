@@ -1,12 +1,14 @@
 """`python -m pipeline bench` on tiny budgets: every figure is printed once."""
 
+import pytest
 import torch
 
 from pipeline.commands import bench
 
 
 def test_each_figure_is_one_row():
-    figures = bench.run(network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=4, workers=1)
+    # batch 1: one game searched alone, as `analyse` searches one position
+    figures = bench.run(network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=1, workers=1)
     assert sorted(figures) == [
         "bare_loop_samples_per_s",
         "batch",
@@ -22,3 +24,9 @@ def test_each_figure_is_one_row():
     assert len(names) == len(set(names)) == 7 + 2 * 5
     assert "tictacmo.selfplay_games_per_min" in names
     assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto
+
+
+def test_a_batch_below_one_is_one_error_line(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--batch", "0"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith("error: --batch and --positions must be at least 1")

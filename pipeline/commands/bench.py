@@ -176,7 +176,8 @@ def run(
         games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
         play = selfplay_figures(name, model, games, batch, workers, backend, precision, device)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
-        alone = selfplay_figures(name, model, batch // 2, batch // 2, 1, precision=precision, device=device)
+        half = max(1, batch // 2)
+        alone = selfplay_figures(name, model, half, half, 1, precision=precision, device=device)
         figures[name] = {
             "network_positions_per_s": network,
             "search_sims_per_s": play["sims_per_s"],
@@ -266,6 +267,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--positions", type=int, default=20, help="with --solver: positions per set")
     args = parser.parse_args(argv)
+    if args.batch < 1 or args.positions < 1:
+        parser.error("--batch and --positions must be at least 1")
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
