@@ -8,6 +8,7 @@ Usage:
   python benchmarks/connect4_policy_probes.py label CKPT OUT.npz --count 60000 --seed 12345
   python benchmarks/connect4_policy_probes.py finetune RUN GEN OUT.ckpt --epochs 4 [--extra LABELS.npz]
   python benchmarks/connect4_policy_probes.py fresh RUN OUT.ckpt --channels 128 --epochs 3 SAMPLES.npz ...
+      [--blocks 5] [--device cuda]
   python benchmarks/connect4_policy_probes.py agree LABELS.npz CKPT ...
   python benchmarks/connect4_policy_probes.py speed RUN CKPT ... --games 256
 
@@ -85,10 +86,10 @@ def concatenated(paths: list[str]) -> dict[str, np.ndarray]:
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
-def train(model: SENet, run: str, samples: dict, epochs: int, seed: int, out: str) -> None:
+def train(model: SENet, run: str, samples: dict, epochs: int, seed: int, out: str, device: str = "cpu") -> None:
     """The run's own training recipe (batch, rate, schedule, merging, symmetries), `epochs` passes."""
     params = load_params(f"{run}/params.yaml").train.model_copy(update={"epochs": epochs})
-    result = train_network(GAME, model, samples, params, seed=seed, progress=True, device="cpu")
+    result = train_network(GAME, model, samples, params, seed=seed, progress=True, device=device)
     losses = f"{result.policy_loss:.4f} / {result.value_loss:.4f}"
     print(f"{result.samples} samples, last epoch's policy / value loss {losses}")
     save_checkpoint(out, model, GAME.name)
@@ -102,10 +103,10 @@ def finetune(args) -> None:
 
 
 def fresh(args) -> None:
-    """A 5-block net of the given width from random weights (seed 0), trained on fixed samples."""
+    """A net of the given depth and width from random weights (seed 0), trained on fixed samples."""
     torch.manual_seed(0)
-    model = SENet(NetworkShape.for_game(GAME, 5, args.channels, 4))
-    train(model, args.run, concatenated(args.samples), args.epochs, 7, args.out)
+    model = SENet(NetworkShape.for_game(GAME, args.blocks, args.channels, 4))
+    train(model, args.run, concatenated(args.samples), args.epochs, 7, args.out, args.device)
 
 
 def speed(args) -> None:
@@ -157,6 +158,8 @@ def main(argv: list[str]) -> None:
     p.add_argument("out")
     p.add_argument("samples", nargs="+")
     p.add_argument("--channels", type=int, default=64)
+    p.add_argument("--blocks", type=int, default=5)
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where it trains")
     p.add_argument("--epochs", type=int, default=3)
     p.set_defaults(command=fresh)
     p = commands.add_parser("speed")
