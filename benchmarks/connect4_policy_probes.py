@@ -31,7 +31,7 @@ from pipeline.jobs.replay import load_samples, save_samples
 from pipeline.jobs.selfplay import random_moves, run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.evaluator import DEVICES, NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.positions import CONNECT4
 from pipeline.search.analysis import search_positions
@@ -113,9 +113,10 @@ def speed(args) -> None:
     """Self-play simulations a second of each network under the run's self-play params, twice over."""
     params = load_params(f"{args.run}/params.yaml")
     params = params.model_copy(update={"selfplay": params.selfplay.model_copy(update={"games": args.games})})
+    models = {path: load_checkpoint(path, GAME.name) for path in args.checkpoints}
     for _ in range(2):
-        for path in args.checkpoints:
-            result = run_selfplay(GAME, load_checkpoint(path, GAME.name), params, 1, progress=False)
+        for path, model in models.items():
+            result = run_selfplay(GAME, model, params, 1, progress=False)
             print(f"{path}: {result.simulations / result.playing_seconds:.0f} simulations/s")
 
 
@@ -159,7 +160,7 @@ def main(argv: list[str]) -> None:
     p.add_argument("samples", nargs="+")
     p.add_argument("--channels", type=int, default=64)
     p.add_argument("--blocks", type=int, default=5)
-    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where it trains")
+    p.add_argument("--device", choices=DEVICES, default="cpu", help="where it trains")
     p.add_argument("--epochs", type=int, default=3)
     p.set_defaults(command=fresh)
     p = commands.add_parser("speed")
