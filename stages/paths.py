@@ -16,6 +16,11 @@ def selfplay_data(gen: int) -> Path:
     return Path(f"data/selfplay/gen_{gen}.npz")
 
 
+def selfplay_parts(gen: int) -> Path:
+    """Finished parts of the stage's games, kept only while it runs (`pipeline/jobs/selfplay_parts.py`)."""
+    return Path(f"data/selfplay/gen_{gen}.parts")
+
+
 def replay(gen: int) -> Path:
     return Path(f"data/replay/gen_{gen}.npz")
 

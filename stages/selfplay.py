@@ -1,5 +1,7 @@
-"""Stage `selfplay@g`: the best network of generation g-1 plays itself; samples and figures out."""
+"""Stage `selfplay@g`: the best network of generation g-1 plays itself; samples and figures out.
+Finished parts of its games are kept until the samples are written, so a stopped stage resumes."""
 
+import shutil
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
@@ -23,9 +25,10 @@ def main(argv):
     game = make_game(params.game)
     model = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "selfplay", gen) as run:
-        result = run_selfplay(game, model, params, gen, progress=sys.stderr.isatty())
+        result = run_selfplay(game, model, params, gen, sys.stderr.isatty(), paths.selfplay_parts(gen))
         save_samples(paths.selfplay_data(gen), result.samples)
         write_json(paths.metrics("selfplay", gen), result.metrics)
+        shutil.rmtree(paths.selfplay_parts(gen), ignore_errors=True)
         run.log_metrics(result.metrics, prefix="selfplay_")
 
 

@@ -82,6 +82,7 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
         "reports/fig3b.png",
     ):
         assert (project / path).exists(), path
+    assert not list((project / "data/selfplay").glob("*.parts")), "self-play deletes its parts once it is done"
 
     assert json.loads((project / "metrics/summary.json").read_text())["champion_gen"] == 2
     shown = run(["dvc", "metrics", "show"], project).stdout.splitlines()

@@ -10,7 +10,8 @@ from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.jobs.selfplay import distinct_share, random_openings, run_selfplay, td_lambda_returns
-from pipeline.matches.workers import play_match
+from pipeline.jobs.selfplay_parts import PartStore
+from pipeline.matches.workers import play_matches
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import UniformEvaluator
 
@@ -87,15 +88,17 @@ def test_greedy_td_self_play_makes_discounted_targets():
 
 @pytest.fixture
 def played(monkeypatch):
-    """The matches self-play plays, as they come back from play_match."""
-    matches = []
+    """The games each self-play run plays, all its parts' records in order, as they come back from
+    play_matches."""
+    runs = []
 
-    def recording_play_match(*args, **kwargs):
-        matches.append(play_match(*args, **kwargs))
-        return matches[-1]
+    def recording_play_matches(*args, **kwargs):
+        results = play_matches(*args, **kwargs)
+        runs.append([record for result in results for record in result.records])
+        return results
 
-    monkeypatch.setattr(selfplay, "play_match", recording_play_match)
-    return matches
+    monkeypatch.setattr(selfplay, "play_matches", recording_play_matches)
+    return runs
 
 
 def test_root_value_weight_mixes_search_values_into_the_targets(played):
@@ -104,7 +107,7 @@ def test_root_value_weight_mixes_search_values_into_the_targets(played):
     for w in (0.0, 0.5, 1.0):
         game, model, params = tiny(spec, games=4, temperature_moves=0, root_value_weight=w)
         runs[w] = run_selfplay(game, model, params, generation=1, progress=False).samples
-    records = played[-1].records  # the same games every time: the targets do not change play
+    records = played[-1]  # the same games every time: the targets do not change play
     assert all(np.array_equal(runs[w]["states"], runs[0.0]["states"]) for w in runs)
     movers = [m for r in records for m in r.policy_movers]
     outcomes = [game.scores(r.final_state) for r in records for _ in r.states]  # win_loss: +-1
@@ -124,7 +127,7 @@ def test_temperature_after_samples_the_later_plies(played):
         run_selfplay(game, model, params, generation=1, progress=False)
         later = [
             (action, policy)
-            for record in played[-1].records
+            for record in played[-1]
             for ply, (action, policy) in enumerate(zip(record.actions, record.policies))
             if ply >= 2
         ]
@@ -142,7 +145,7 @@ def test_root_value_weight_is_refused_without_search():
 def test_random_openings_start_games_from_random_positions_that_are_not_trained_on(played):
     game, model, params = tiny("connect4", random_opening_plies=10)
     result = run_selfplay(game, model, params, generation=1, progress=False)
-    records = played[-1].records
+    records = played[-1]
     first_plies = [game.ply(record.states[0]) for record in records]
     assert len(set(first_plies)) > 2 and max(first_plies) <= 10
     assert result.metrics["samples"] == sum(len(record.actions) for record in records)  # the searched moves
@@ -157,3 +160,45 @@ def test_random_openings_stop_before_the_game_ends():
     plies = [game.ply(state) for state in starts]
     assert not any(game.is_terminal(state) for state in starts)
     assert min(plies) == 0 and max(plies) >= 6
+
+
+def test_a_stopped_self_play_resumes_from_its_saved_parts_with_the_same_games(tmp_path, played, monkeypatch, caplog):
+    game, model, params = tiny(games=8, parallel_games=2)  # one worker: four parts of two games
+    whole = run_selfplay(game, model, params, generation=1, progress=False)
+    saved = []
+
+    def put_then_stop(store, number, part):
+        if len(saved) == 2:
+            raise KeyboardInterrupt  # Ctrl-C (or a kill) with two parts saved
+        saved.append(number)
+        real_put(store, number, part)
+
+    real_put = PartStore.put
+    monkeypatch.setattr(PartStore, "put", put_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        run_selfplay(game, model, params, generation=1, progress=False, parts=tmp_path)
+    monkeypatch.setattr(PartStore, "put", real_put)
+    assert saved == [0, 1] and len(list(tmp_path.glob("part_*.npz"))) == 2
+    first = next(tmp_path.glob("part_0.*.npz"))
+    first.write_bytes(first.read_bytes()[:100])  # a damaged part is played again, never trusted
+
+    resumed = run_selfplay(game, model, params, generation=1, progress=False, parts=tmp_path)
+    assert len(played[-1]) == 6  # parts 0, 2 and 3
+    assert "ignoring corrupt part" in caplog.text and first.name in caplog.text
+    for name, array in whole.samples.items():
+        assert np.array_equal(resumed.samples[name], array), name
+    assert (resumed.games, resumed.simulations) == (whole.games, whole.simulations)
+
+
+def test_saved_parts_of_other_params_or_weights_are_played_again(tmp_path, played):
+    game, model, params = tiny(games=4, parallel_games=2)
+    run_selfplay(game, model, params, generation=1, progress=False, parts=tmp_path)
+    run_selfplay(game, model, params, generation=1, progress=False, parts=tmp_path)
+    assert [len(games) for games in played] == [4, 0]  # everything saved: nothing to play
+    _, _, more_search = tiny(games=4, parallel_games=2, temperature_moves=1)
+    run_selfplay(game, model, more_search, generation=1, progress=False, parts=tmp_path)
+    with torch.no_grad():
+        next(model.parameters()).add_(0.1)
+    run_selfplay(game, model, params, generation=1, progress=False, parts=tmp_path)
+    run_selfplay(game, model, params, generation=2, progress=False, parts=tmp_path)
+    assert [len(games) for games in played] == [4, 0, 4, 4, 4]

@@ -10,17 +10,22 @@ targets are the greedy move and TD(lambda) returns)."""
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
 from pipeline.agents.recipes import search_config, selfplay_player
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover, to_absolute
-from pipeline.jobs.replay import position_keys
+from pipeline.jobs.replay import FIELDS, position_keys
+from pipeline.jobs.selfplay_parts import Part, PartStore
 from pipeline.matches.arena import GameRecord
-from pipeline.matches.workers import Workers, play_match
+from pipeline.matches.workers import MatchResult, Workers, match_workers, play_matches
+from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 
@@ -33,6 +38,18 @@ class SelfPlayResult:
     playing_seconds: float  # the games alone: the steady-state rate
     simulations: int
     mean_length: float
+
+    @classmethod
+    def from_parts(cls, parts: list[Part]) -> SelfPlayResult:
+        games = sum(p.games for p in parts)
+        return cls(
+            samples={name: np.concatenate([p.samples[name] for p in parts]) for name in FIELDS},
+            games=games,
+            seconds=sum(p.seconds for p in parts),
+            playing_seconds=sum(p.playing_seconds for p in parts),
+            simulations=sum(p.simulations for p in parts),
+            mean_length=sum(p.moves for p in parts) / games,
+        )
 
     @cached_property  # the stage writes and logs them: count the distinct positions once
     def metrics(self) -> dict[str, float]:
@@ -147,30 +164,63 @@ def random_moves(game, state, plies: int, rng: np.random.Generator):
     return state
 
 
-def run_selfplay(game, model: SENet, params: Params, generation: int, progress: bool = True) -> SelfPlayResult:
+def run_selfplay(
+    game, model: SENet, params: Params, generation: int, progress: bool = True, parts: Path | None = None
+) -> SelfPlayResult:
+    """Play the generation's games in parts of `parallel_games` per worker, each part with its own
+    seed. With a `parts` folder every finished part is saved there and a part found there is not played
+    again, so a stopped stage resumes (`selfplay_parts.py`)."""
     sp = params.selfplay
-    spec = selfplay_player(model, params)
-    result = play_match(
+    workers = Workers.from_params(params)
+    size = sp.parallel_games * match_workers(workers, sp.games)
+    numbers = range(-(-sp.games // size))
+    seatings = [[[0] * game.num_players] * min(size, sp.games - n * size) for n in numbers]
+    store = None
+    if parts is not None:
+        read = params.model_dump(mode="json", include={"game", "seed", "workers", "value", "search", "selfplay"})
+        identity = {"params": read, "weights": weights_digest(model.state_dict()), "generation": generation}
+        store = PartStore(parts, {**identity, "workers": match_workers(workers, sp.games)})
+    done = {n: store.get(n, len(seatings[n])) for n in numbers} if store else {}
+    todo = [n for n in numbers if done.get(n) is None]
+    starts = random_openings(game, sp.games, sp.random_opening_plies, [params.seed, generation, 2])
+    clock = {"finished": time.time(), "played": -math.inf}  # where the last part's time ended
+
+    def finish(i: int, result: MatchResult) -> None:
+        now, (begin, end) = time.time(), result.span
+        part = Part(
+            samples=part_samples(game, model, params, generation, result.records),
+            games=result.games,
+            moves=result.moves,
+            simulations=result.simulations["selfplay"],
+            seconds=now - clock["finished"],
+            playing_seconds=end - max(begin, clock["played"]),
+        )
+        clock.update(finished=now, played=end)
+        done[todo[i]] = part
+        if store is not None:
+            store.put(todo[i], part)
+
+    label = f"self-play gen {generation}"
+    if len(todo) < len(numbers):
+        label += f" (resumed: {len(numbers) - len(todo)} of {len(numbers)} parts saved)"
+    play_matches(
         game.name,
-        [spec],
-        [[0] * game.num_players] * sp.games,
-        seed=[params.seed, generation, 1],
+        [selfplay_player(model, params)],
+        [(seatings[n], [params.seed, generation, 1, n], starts and starts[n * size : (n + 1) * size]) for n in todo],
         parallel=sp.parallel_games,
-        workers=Workers.from_params(params),
+        workers=workers,
         record_policies=True,
-        progress=f"self-play gen {generation}" if progress else None,
-        starts=random_openings(game, sp.games, sp.random_opening_plies, [params.seed, generation, 2]),
+        progress=label if progress else None,
+        on_match=finish,
     )
-    outcomes = end_values(game, result.records, params)
-    if sp.strategy == "greedy_td":
-        targets = greedy_td_targets(game, model, result.records, outcomes, params)
+    return SelfPlayResult.from_parts([done[n] for n in numbers])
+
+
+def part_samples(game, model: SENet, params: Params, generation: int, records: list[GameRecord]) -> dict:
+    """The samples of one part's games, with the strategy's value targets."""
+    outcomes = end_values(game, records, params)
+    if params.selfplay.strategy == "greedy_td":
+        targets = greedy_td_targets(game, model, records, outcomes, params)
     else:
-        targets = alphazero_targets(result.records, outcomes, sp.root_value_weight)
-    return SelfPlayResult(
-        samples=records_to_samples(game, result.records, generation, targets),
-        games=result.games,
-        seconds=result.seconds,
-        playing_seconds=result.playing_seconds,
-        simulations=result.simulations["selfplay"],
-        mean_length=result.moves / result.games,
-    )
+        targets = alphazero_targets(records, outcomes, params.selfplay.root_value_weight)
+    return records_to_samples(game, records, generation, targets)

@@ -42,7 +42,7 @@ class Workers:
 class MatchResult:
     records: list[GameRecord]
     seconds: float  # wall time, worker start-up included
-    playing_seconds: float  # from the first chunk's start to the last chunk's end
+    span: tuple[float, float]  # wall clock (time.time) of the first chunk's start and the last chunk's end
     moves: int
     simulations: dict[str, int]  # per agent name
 
@@ -50,9 +50,17 @@ class MatchResult:
     def games(self) -> int:
         return len(self.records)
 
+    @property
+    def playing_seconds(self) -> float:
+        return self.span[1] - self.span[0]
 
-def worker_count(requested: int) -> int:
-    return requested or os.cpu_count() or 1
+
+def match_workers(workers: Workers, games: int) -> int:
+    """How many chunks run at once for `games` games in all: the workers asked for (0: every core, or
+    every CPU of the Ray cluster), at most one per game."""
+    if workers.backend == "ray" and workers.count == 0:
+        return min(_ray_backend().cluster_cpus(workers.ray_address), max(1, games))
+    return min(workers.count or os.cpu_count() or 1, max(1, games))
 
 
 def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int):
@@ -115,10 +123,7 @@ def play_matches(
     started = time.perf_counter()
     workers = workers if isinstance(workers, Workers) else Workers(workers)
     total = sum(len(match[0]) for match in matches)
-    if workers.backend == "ray" and workers.count == 0:
-        count = min(_ray_backend().cluster_cpus(workers.ray_address), max(1, total))
-    else:
-        count = min(worker_count(workers.count), max(1, total))
+    count = match_workers(workers, total)
     jobs, owners = [], []  # chunk jobs and the match each belongs to
     for m, (seatings, seed, *openings) in enumerate(matches):
         starts = openings[0] if openings else None
@@ -146,7 +151,7 @@ def play_matches(
     bar.close()
     for m, match in enumerate(matches):
         if not match[0]:
-            results[m] = MatchResult([], 0.0, 0.0, 0, {})
+            results[m] = MatchResult([], 0.0, (0.0, 0.0), 0, {})
     return results
 
 
@@ -159,7 +164,7 @@ def _match_result(chunks: list, started: float) -> MatchResult:
     return MatchResult(
         records=[r for records, *_ in chunks for r in records],
         seconds=time.perf_counter() - started,
-        playing_seconds=max(end for _, end in spans) - min(begin for begin, _ in spans),
+        span=(min(begin for begin, _ in spans), max(end for _, end in spans)),
         moves=sum(stats.moves for _, stats, *_ in chunks),
         simulations=sims,
     )
