@@ -8,6 +8,7 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.lineage import compute_before
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
 from pipeline.nets import CheckpointError
@@ -24,11 +25,12 @@ def main(argv):
     params = load_params()
     game = make_game(params.game)
     model = starting_network(game, params)  # a warm start that does not fit fails before anything is written
+    start = compute_before(params.warm_start)  # so does one whose run's metrics are unreadable
     warm_up(params)
     use_params_machine(params)
     for path in (paths.best(0), paths.candidate(0)):
         save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed", "warm_start"))
-    write_json(paths.START, champions.compute_before(params.warm_start))
+    write_json(paths.START, start)
     save_samples(paths.replay(0), empty_samples(game))
     start_pipeline_run(params)
 

@@ -12,6 +12,8 @@ from pipeline.games import make_game
 from pipeline.jobs.evaluate import run_evaluation
 from pipeline.jobs.experiments import Evaluation
 from pipeline.jobs.experiments.benchmark import BenchmarkResult
+from pipeline.jobs.lineage import compute_before
+from pipeline.jobs.replay import DataError
 from pipeline.jobs.report import write_report
 from pipeline.jobs.strength_curve import cumulative_compute, curve
 
@@ -69,36 +71,45 @@ def test_the_report_draws_mistakes_against_simulations_and_hours(tmp_path):
     assert {r["generation"] for r in rows} == {0, 1, 2, 3} and rows[-1]["simulations"] == 27000
 
 
-@pytest.mark.parametrize("warm_start", [None, "connect4"])
-def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
-    """From zero, or, for a run warm-started from a shipped champion, from the compute on its card."""
+FIGURES = {  # one generation's metrics: 400 simulations, half an hour of self-play, 40 s of training
+    "selfplay": {"games": 4, "mean_game_length": 10.0, "seconds": 1800.0, "simulations": 400},
+    "train": {"samples": 40, "samples_per_s": 1.0, "epochs": [{}]},
+    "gate": {"gate_seconds": 0.0},
+}
+
+
+def write_run(folder, warm_start, generations: int) -> None:
+    """A Connect-4 run folder as `dvc repro` leaves it, but for `metrics/start.json` (as runs before it
+    did): params, every generation's best network and metrics."""
     import torch
     import yaml
 
-    from pipeline import champions
-    from pipeline.commands.benchmark_curve import main
     from pipeline.nets.checkpoint import save_checkpoint
     from pipeline.nets.senet import NetworkShape, SENet
 
     game = make_game("connect4")
-    params = {"game": "connect4", "search": {"rollouts": 10}, "generations": [{"gen": 1, "prev": 0}]}
-    params["warm_start"] = warm_start
-    start = champions.compute_before(warm_start)
-    assert not warm_start or start["simulations"] > 0, "the connect4 card says what trained it"
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
-    for generation in (0, 1):
+    params = {"game": "connect4", "search": {"rollouts": 10}, "warm_start": warm_start}
+    params["generations"] = [{"gen": g, "prev": g - 1} for g in range(1, generations + 1)]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "params.yaml").write_text(yaml.safe_dump(params))
+    for generation in range(generations + 1):
         torch.manual_seed(generation)
-        save_checkpoint(
-            tmp_path / f"models/best/gen_{generation}.ckpt", SENet(NetworkShape.for_game(game, 1, 8, 2)), "connect4"
-        )
-    figures = {
-        "selfplay": {"games": 4, "mean_game_length": 10.0, "seconds": 1800.0, "simulations": 400},
-        "train": {"samples": 40, "samples_per_s": 1.0, "epochs": [{}]},
-        "gate": {"gate_seconds": 0.0},
-    }
-    for stage, data in figures.items():
-        (tmp_path / "metrics" / stage).mkdir(parents=True)
-        (tmp_path / "metrics" / stage / "gen_1.json").write_text(json.dumps(data))
+        network = SENet(NetworkShape.for_game(game, 1, 8, 2))
+        save_checkpoint(folder / f"models/best/gen_{generation}.ckpt", network, "connect4")
+    for stage, data in FIGURES.items():
+        (folder / "metrics" / stage).mkdir(parents=True)
+        for generation in range(1, generations + 1):
+            (folder / "metrics" / stage / f"gen_{generation}.json").write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("warm_start", [None, "connect4"])
+def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
+    """From zero, or, for a run warm-started from a shipped champion, from the compute on its card."""
+    from pipeline.commands.benchmark_curve import main
+
+    start = compute_before(warm_start)
+    assert not warm_start or start["simulations"] > 0, "the connect4 card says what trained it"
+    write_run(tmp_path, warm_start, generations=1)
     main([str(tmp_path), "--sims", "0", "--positions", "2", "--json", "--plot", str(tmp_path / "curve.png")])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {(r["generation"], r["simulations"]) for r in rows} == {
@@ -108,3 +119,24 @@ def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
     assert all(r["hours"] == pytest.approx(start["hours"] + 0.5 + 40 / 3600) for r in rows if r["generation"] == 1)
     assert (tmp_path / "curve.png").stat().st_size > 0
     assert len(list((tmp_path / "data/matches/benchmark").glob("*.json"))) == 2
+
+
+def test_a_warm_start_from_another_runs_network_carries_that_runs_compute(tmp_path, caplog):
+    """Its compute up to that generation, that run's own warm start included; any other file: zero,
+    said in a warning; unreadable metrics: one error naming the file."""
+    card = compute_before("connect4")
+    write_run(tmp_path / "first", "connect4", generations=2)
+    second = tmp_path / "second"  # the run that starts from it
+    second.mkdir()
+    for generation in (1, 2):
+        carried = compute_before(f"../first/models/best/gen_{generation}.ckpt", second)
+        assert carried["simulations"] == card["simulations"] + 400 * generation
+        assert carried["hours"] == pytest.approx(card["hours"] + generation * (0.5 + 40 / 3600))
+    assert not caplog.text
+    nothing = {"simulations": 0, "hours": 0.0}
+    assert compute_before("../first/models/best/gen_3.ckpt", second) == nothing  # not finished
+    assert compute_before("elsewhere/gen_1.ckpt", second) == nothing
+    assert caplog.text.count("the compute behind it counts as 0") == 2
+    (tmp_path / "first/metrics/train/gen_2.json").write_text("{")
+    with pytest.raises(DataError, match=r"first/metrics/train/gen_2.json: cannot read metrics"):
+        compute_before(str(tmp_path / "first/models/best/gen_1.ckpt"))

@@ -15,6 +15,7 @@ from pipeline import champions
 from pipeline.commands import analyse, match, play
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.lineage import compute_before
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +130,7 @@ def test_warm_start_begins_the_run_at_the_champions_weights(tmp_path, monkeypatc
     started = load_checkpoint(tmp_path / "models/best/gen_0.ckpt").state_dict()
     shipped = load_checkpoint(champions.checkpoint_path("tictacmo")).state_dict()
     assert all(started[key].equal(shipped[key]) for key in shipped)
-    assert json.loads((tmp_path / "metrics/start.json").read_text()) == champions.compute_before("tictacmo")
+    assert json.loads((tmp_path / "metrics/start.json").read_text()) == champions.spent("tictacmo")
 
 
 def test_a_warm_start_with_more_blocks_grows_the_champion_into_the_same_function(tmp_path, monkeypatch):
@@ -146,9 +147,9 @@ def test_a_warm_start_with_more_blocks_grows_the_champion_into_the_same_function
 
 
 def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champions_card():
-    assert champions.compute_before(None) == {"simulations": 0, "hours": 0.0}
+    assert compute_before(None) == {"simulations": 0, "hours": 0.0}
     spent = champions.card("connect4")["training"]["spent"]
-    assert champions.compute_before("connect4") == spent and spent["simulations"] > 0 and spent["hours"] > 0
+    assert compute_before("connect4") == spent and spent["simulations"] > 0 and spent["hours"] > 0
 
 
 @pytest.mark.parametrize(

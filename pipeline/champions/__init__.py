@@ -65,14 +65,12 @@ def resolve(text: str) -> Path:
     raise CheckpointError(f"{text}: neither a checkpoint file nor a shipped champion (shipped: {shipped})")
 
 
-def compute_before(warm_start: str | None) -> dict:
-    """The self-play simulations and wall hours behind a run's generation 0, where its strength curve
-    begins: for a warm start from a shipped champion, what trained it (`training.spent` on its card);
-    for a random network or a checkpoint file, zero."""
-    name = shipped_name(warm_start) if warm_start else None
-    spent = ((card(name).get("training") or {}).get("spent") or {}) if name else {}
+def spent(name: str) -> dict:
+    """The self-play simulations and wall hours that trained shipped champion `name` (`training.spent`
+    on its card; zero where the card does not say): where a run warm-started from it begins its curve."""
+    figures = (card(name).get("training") or {}).get("spent") or {}
     try:
-        return {"simulations": int(spent.get("simulations", 0)), "hours": float(spent.get("hours", 0.0))}
+        return {"simulations": int(figures.get("simulations", 0)), "hours": float(figures.get("hours", 0.0))}
     except (TypeError, ValueError):
         raise CheckpointError(f"{card_path(name)}: training.spent: expected numbers simulations and hours") from None
 

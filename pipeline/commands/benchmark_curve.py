@@ -14,24 +14,17 @@ import logging
 import sys
 from pathlib import Path
 
-from pipeline import champions
 from pipeline.agents.recipes import search_config
 from pipeline.commands.cli import entry_point
 from pipeline.config import BenchmarkParams, load_params
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
 from pipeline.jobs.experiments.benchmark import curve_section, run_benchmark
-from pipeline.jobs.strength_curve import cumulative_compute, curve
+from pipeline.jobs.lineage import run_compute
+from pipeline.jobs.strength_curve import curve
 from pipeline.nets.checkpoint import load_checkpoint
 
 log = logging.getLogger(__name__)
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as err:
-        raise SystemExit(f"error: {path}: cannot read metrics ({err})") from None
 
 
 @entry_point
@@ -52,14 +45,8 @@ def main(argv):
     args = parser.parse_args(argv)
     params = load_params(args.run / "params.yaml")
     game = make_game(params.game)
-    metrics = args.run / "metrics"
-    done = [g.gen for g in params.generations if (metrics / "gate" / f"gen_{g.gen}.json").exists()]
-    final = max(done, default=0)
-    stages = {
-        s: [_read_json(metrics / s / f"gen_{g}.json") for g in range(1, final + 1)]
-        for s in ("selfplay", "train", "gate")
-    }
-    networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(final + 1)]
+    compute = run_compute(args.run)
+    networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(len(compute))]
     files = resolve_files(args.data_dir, [])
     if not files:
         parser.error(f"no test files found in {positions_dir(args.data_dir)}")
@@ -68,9 +55,6 @@ def main(argv):
     config = search_config(params)
     config = dataclasses.replace(config, root=args.root) if args.root else config  # compare networks, not searches
     scores = run_benchmark(game, networks, files, settings, config, cache, sys.stderr.isatty())["benchmark_generations"]
-    start_file = metrics / "start.json"  # init's record; runs older than it: the warm start's card now
-    start = _read_json(start_file) if start_file.exists() else champions.compute_before(params.warm_start)
-    compute = cumulative_compute(stages["selfplay"], stages["train"], stages["gate"], params.search.rollouts, start)
     rows = curve(scores, compute)
     for row in rows:
         print(json.dumps(row) if args.json else f"gen {row['generation']:3d} {row['simulations'] / 1e6:8.2f}M sims "
