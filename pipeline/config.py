@@ -71,7 +71,7 @@ class SearchParams(Section):
     gumbel_considered: Int = Field(16, ge=1, description="gumbel: actions sampled at the root, capped by legal moves")
     gumbel_c_scale: Float = Field(0.1, gt=0, description="gumbel: scale of the completed Q in the improved policy")
     forced_playouts: Float = Field(0.0, ge=0, description="KataGo's k: forced playouts and target pruning; 0 = off")
-    precision: Literal["float32", "bfloat16"] = Field("float32", description="the network's arithmetic in search")
+    precision: Literal["float32", "bfloat16", "int8"] = Field("float32", description="the network arithmetic of search")
 
 
 class SelfPlayParams(Section):

@@ -233,3 +233,50 @@ def test_bfloat16_inference_stays_close_to_float32_and_leaves_the_model_as_it_wa
     assert np.abs(values - expected_values.numpy()).max() < 0.1
     assert not np.array_equal(values, expected_values.numpy())  # bf16 arithmetic really ran
     assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
+@pytest.mark.skipif("x86" not in torch.backends.quantized.supported_engines, reason="int8 needs an x86 CPU")
+def test_int8_inference_agrees_with_float32_is_built_once_and_leaves_the_model_as_it_was():
+    """int8 search (`search.precision: int8`) picks the trained network's best move on most positions it
+    was not calibrated on, its values close; a second evaluator of the same weights reuses the
+    quantized network (calibration takes seconds); the caller's model keeps its float32 weights."""
+    from pipeline import champions
+    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.nets.int8 import calibration_positions
+
+    game = make_game("connect4")
+    model = load_checkpoint(champions.checkpoint_path("connect4"))
+    states = calibration_positions(game, 512, seed=1)  # other games than the calibration's
+    evaluator = NetworkEvaluator(game, model, "int8")
+    assert "quantized" in str(evaluator.model.graph)
+    logits, values = evaluator.evaluate(states)
+    with torch.no_grad():
+        expected_logits, expected_values = model(torch.from_numpy(game.encode_batch(states)))
+    assert logits.dtype == np.float32 and values.dtype == np.float32
+    assert (logits.argmax(1) == expected_logits.numpy().argmax(1)).mean() > 0.9
+    assert np.abs(values - expected_values.numpy()).mean() < 0.05
+    assert not np.array_equal(values, expected_values.numpy())  # int8 arithmetic really ran
+    assert NetworkEvaluator(game, model, "int8").model is evaluator.model
+    assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
+@pytest.mark.skipif("x86" not in torch.backends.quantized.supported_engines, reason="int8 needs an x86 CPU")
+def test_int8_self_play_gives_the_same_games_for_the_same_seed():
+    from pipeline.config import parse_params
+    from pipeline.jobs.selfplay import run_selfplay
+
+    params = parse_params(
+        {
+            "game": "pig(players=2,goal=20)",  # chance nodes too
+            "workers": 1,
+            "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
+            "search": {"rollouts": 8, "precision": "int8"},
+            "selfplay": {"games": 4, "parallel_games": 4},
+            "generations": [{"gen": 1, "prev": 0}],
+        }
+    )
+    game = make_game(params.game)
+    runs = [run_selfplay(game, small_net(game, channels=8), params, generation=1, progress=False) for _ in range(2)]
+    assert runs[0].games == 4 and len(runs[0].samples["values"]) > 0
+    for name, array in runs[0].samples.items():
+        assert np.array_equal(runs[1].samples[name], array), name

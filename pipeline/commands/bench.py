@@ -61,7 +61,7 @@ def network_positions_per_s(
     """Best of `repeats` timed loops of the network as search runs it (traced and frozen): the
     ceiling against which search is compared."""
     device = inference_device()
-    model = frozen_for_inference(model, game.observation_shape, device, precision)
+    model = frozen_for_inference(model, game, device, precision)
     planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch))).to(device, PRECISIONS[precision])
     best = 0.0
     with torch.inference_mode():

@@ -2,7 +2,7 @@
 is worse (win / draw / loss) than the best one.
 
 `python -m pipeline connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
-[--positions N] [--c-puct C] [--precision float32|bfloat16] [--json]`
+[--positions N] [--c-puct C] [--precision float32|bfloat16|int8] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns

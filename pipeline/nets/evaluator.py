@@ -5,6 +5,7 @@ For inference the model is traced and frozen with TorchScript: measured on 2 cor
 positions/s for the small batches self-play feeds it (see BENCHMARKS.md), same outputs. With
 `precision` bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16 (BENCHMARKS.md,
 "bf16 inference"), outputs within a few hundredths of float32's; elsewhere torch emulates bf16, slowly.
+With `int8` it runs quantized on an x86 CPU (`int8.py`): 1.3-1.6x bf16's self-play simulations/s here.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import numpy as np
 import torch
 
 from pipeline.config import ConfigError
+from pipeline.nets.int8 import quantized_for_inference
 from pipeline.nets.senet import SENet
 from pipeline.threads import follow_free_cores
 
 DEVICES = ("auto", "cpu", "cuda")
-PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16, "int8": torch.float32}  # name: input dtype
 _device = ["auto"]  # this process's choice, set from params where a stage or worker starts
 
 
@@ -36,13 +38,15 @@ def inference_device() -> torch.device:
     return torch.device("cuda" if _device[0] != "cpu" and torch.cuda.is_available() else "cpu")
 
 
-def frozen_for_inference(
-    model: SENet, observation_shape: tuple[int, ...], device: torch.device | None = None, precision: str = "float32"
-):
+def frozen_for_inference(model: SENet, game, device: torch.device | None = None, precision: str = "float32"):
     device, dtype = device or torch.device("cpu"), PRECISIONS[precision]
+    if precision == "int8":
+        if device.type != "cpu":
+            raise ConfigError("search.precision: int8 runs on the CPU only; use bfloat16 on a GPU")
+        return quantized_for_inference(model, game)
     if device.type != "cpu" or dtype != torch.float32:
         model = copy.deepcopy(model).to(device, dtype)  # the caller's model stays as it is
-    example = torch.zeros(2, *observation_shape, device=device, dtype=dtype)
+    example = torch.zeros(2, *game.observation_shape, device=device, dtype=dtype)
     with torch.inference_mode():
         return torch.jit.freeze(torch.jit.trace(model.eval(), example, check_trace=False))
 
@@ -52,7 +56,7 @@ class NetworkEvaluator:
         self.game = game
         self.device = inference_device()
         self.dtype = PRECISIONS[precision]
-        self.model = frozen_for_inference(model, game.observation_shape, self.device, precision)
+        self.model = frozen_for_inference(model, game, self.device, precision)
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         follow_free_cores()

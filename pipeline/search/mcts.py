@@ -41,7 +41,7 @@ class SearchConfig:
     gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q: the paper's c_visit,
     gumbel_c_scale: float = 0.1  # mctx's default scale (the paper's 1.0 made more mistakes at 16-32 simulations)
     forced_playouts: float = 0.0  # KataGo's k for forced playouts and target pruning with root noise; 0 = off
-    precision: str = "float32"  # the network's arithmetic when this player searches: float32 | bfloat16
+    precision: str = "float32"  # the network's arithmetic when this player searches: float32 | bfloat16 | int8
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:
         """A finished game's value vector under this config's scheme: the one place it is built."""
