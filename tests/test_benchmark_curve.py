@@ -140,3 +140,23 @@ def test_a_warm_start_from_another_runs_network_carries_that_runs_compute(tmp_pa
     (tmp_path / "first/metrics/train/gen_2.json").write_text("{")
     with pytest.raises(DataError, match=r"first/metrics/train/gen_2.json: cannot read metrics"):
         compute_before(str(tmp_path / "first/models/best/gen_1.ckpt"))
+
+
+def test_warm_starts_that_loop_count_zero_and_other_code_s_params_are_read(tmp_path, caplog):
+    """A run warm-started from its own network (DVC deleted its start.json to run init again), or two
+    runs from each other: zero with a warning, never a recursion. A run of other code, whose
+    params.yaml has keys this code does not know, still gives its compute."""
+    import yaml
+
+    write_run(tmp_path / "a", "../b/models/best/gen_1.ckpt", generations=1)
+    write_run(tmp_path / "b", "../a/models/best/gen_1.ckpt", generations=1)
+    nothing = {"simulations": 0, "hours": 0.0}
+    assert compute_before("models/best/gen_1.ckpt", tmp_path / "a") == nothing
+    assert compute_before("../a/models/best/gen_1.ckpt", tmp_path / "b")["simulations"] == 400
+    assert caplog.text.count("lead back to") == 2
+    params = yaml.safe_load((tmp_path / "a/params.yaml").read_text())
+    (tmp_path / "a/params.yaml").write_text(yaml.safe_dump({**params, "warm_start": None, "renamed_key": 1}))
+    assert compute_before("../a/models/best/gen_1.ckpt", tmp_path / "b")["simulations"] == 400
+    (tmp_path / "a/metrics/start.json").write_text('{"hours": 1.0}')
+    with pytest.raises(DataError, match=r"a/metrics/start.json: expected numbers simulations"):
+        compute_before("../a/models/best/gen_1.ckpt", tmp_path / "b")

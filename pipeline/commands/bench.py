@@ -60,7 +60,7 @@ def network_positions_per_s(
 ) -> float:
     """Best of `repeats` timed loops of the network as search runs it (traced and frozen): the
     ceiling against which search is compared."""
-    device = inference_device()
+    device = inference_device(precision)
     model = frozen_for_inference(model, game, device, precision)
     planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch))).to(device, PRECISIONS[precision])
     best = 0.0

@@ -12,8 +12,10 @@ import logging
 import re
 from pathlib import Path
 
+import yaml
+
 from pipeline import champions
-from pipeline.config import load_params
+from pipeline.config import SearchParams
 from pipeline.jobs.replay import DataError
 from pipeline.jobs.strength_curve import cumulative_compute
 
@@ -34,17 +36,24 @@ def run_metrics(run: Path) -> dict[str, list[dict]]:
     return metrics
 
 
-def run_compute(run: Path) -> list[dict]:
+def run_compute(run: Path, visited: frozenset[Path] = frozenset()) -> list[dict]:
     """The compute behind each finished generation's best network of the run folder `run`, generation 0
-    first: what its curve is drawn against, and what a warm start from one of its networks carries."""
-    params = load_params(run / "params.yaml")
+    first: what its curve is drawn against, and what a warm start from one of its networks carries.
+    `visited`: the runs whose warm starts led here (a loop counts 0)."""
+    warm_start, rollouts = _lineage_params(run / "params.yaml")
     start_file = run / "metrics" / "start.json"  # init's record; runs older than it: their warm start's
-    start = _read_metrics(start_file) if start_file.exists() else compute_before(params.warm_start, run)
+    if start_file.exists():
+        start = _read_metrics(start_file, required=tuple(NOTHING))
+    else:
+        start = compute_before(warm_start, run, visited)
     metrics = run_metrics(run)
-    return cumulative_compute(metrics["selfplay"], metrics["train"], metrics["gate"], params.search.rollouts, start)
+    try:
+        return cumulative_compute(metrics["selfplay"], metrics["train"], metrics["gate"], rollouts, start)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as err:
+        raise DataError(f"{run / 'metrics'}: a metrics file lacks a usable {err}") from None
 
 
-def compute_before(warm_start: str | None, folder: Path = Path(".")) -> dict:
+def compute_before(warm_start: str | None, folder: Path = Path("."), visited: frozenset[Path] = frozenset()) -> dict:
     """The self-play simulations and wall hours behind generation 0 of a run in `folder`, where its
     strength curve begins: for a shipped champion what trained it (its card); for the best network of
     another run's generation N (`RUN/models/best/gen_N.ckpt`), RUN's compute up to N, warm starts
@@ -54,11 +63,15 @@ def compute_before(warm_start: str | None, folder: Path = Path(".")) -> dict:
     name = champions.shipped_name(warm_start)
     if name is not None:
         return champions.spent(name)
+    visited = visited | {folder.resolve()}
     path = folder / warm_start
     generation = re.fullmatch(r"gen_(\d+)\.ckpt", path.name)
     run = path.parents[2] if len(path.parents) > 2 else path.parent
     if generation and path.parent.parts[-2:] == ("models", "best") and (run / "params.yaml").is_file():
-        compute = run_compute(run)
+        if run.resolve() in visited:
+            log.warning("warm_start: %s: the warm starts lead back to %s; its compute counts as 0", warm_start, run)
+            return dict(NOTHING)
+        compute = run_compute(run, visited)
         if int(generation[1]) < len(compute):
             return {key: compute[int(generation[1])][key] for key in NOTHING}
     log.warning(
@@ -69,11 +82,28 @@ def compute_before(warm_start: str | None, folder: Path = Path(".")) -> dict:
     return dict(NOTHING)
 
 
-def _read_metrics(path: Path) -> dict:
+def _lineage_params(path: Path) -> tuple[str | None, int]:
+    """A run's `warm_start` and `search.rollouts`, read leniently: the run may be of older or newer code."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise DataError(f"{path}: cannot read params ({type(err).__name__})") from None
+    data = data if isinstance(data, dict) else {}
+    search = data.get("search") if isinstance(data.get("search"), dict) else {}
+    warm_start, rollouts = data.get("warm_start"), search.get("rollouts", SearchParams().rollouts)
+    if not (isinstance(warm_start, str | None) and isinstance(rollouts, int) and not isinstance(rollouts, bool)):
+        raise DataError(f"{path}: warm_start must be a name or path and search.rollouts a whole number")
+    return warm_start, rollouts
+
+
+def _read_metrics(path: Path, required: tuple[str, ...] = ()) -> dict:
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as err:
         raise DataError(f"{path}: cannot read metrics ({type(err).__name__})") from None
     if not isinstance(data, dict):
         raise DataError(f"{path}: not a metrics file (a JSON object expected)")
+    missing = [key for key in required if not isinstance(data.get(key), int | float)]
+    if missing:
+        raise DataError(f"{path}: expected numbers {', '.join(missing)}")
     return data

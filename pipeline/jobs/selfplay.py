@@ -94,13 +94,13 @@ def end_values(game, records: list[GameRecord], params: Params) -> list[np.ndarr
 
 
 def greedy_td_targets(
-    game, model: SENet, records: list[GameRecord], outcomes: list[np.ndarray], params: Params
+    game, value_net: NetworkEvaluator, records: list[GameRecord], outcomes: list[np.ndarray], params: Params
 ) -> list[np.ndarray]:
     """Per game, the TD(lambda) value target of each recorded position (absolute seats)."""
     later = [s for r in records for s in r.states[1:]]  # s_1..s_{T-1} of every game, in one batch
     values = np.zeros((0, game.num_players))
     if later:
-        _, relative = NetworkEvaluator(game, model, params.search.precision).evaluate(later)
+        _, relative = value_net.evaluate(later)
         values = to_absolute(relative, np.array([game.to_play(s) for s in later]))
     gamma, lam = params.selfplay.td_gamma, params.selfplay.td_lambda
     targets, start = [], 0
@@ -172,55 +172,64 @@ def run_selfplay(
     again, so a stopped stage resumes (`selfplay_parts.py`)."""
     sp = params.selfplay
     workers = Workers.from_params(params)
-    size = sp.parallel_games * match_workers(workers, sp.games)
+    count = match_workers(workers, sp.games)
+    size = sp.parallel_games * count
     numbers = range(-(-sp.games // size))
     seatings = [[[0] * game.num_players] * min(size, sp.games - n * size) for n in numbers]
     store = None
     if parts is not None:
         read = params.model_dump(mode="json", include={"game", "seed", "workers", "value", "search", "selfplay"})
         identity = {"params": read, "weights": weights_digest(model.state_dict()), "generation": generation}
-        store = PartStore(parts, {**identity, "workers": match_workers(workers, sp.games)})
+        store = PartStore(parts, {**identity, "workers": count})
     done = {n: store.get(n, len(seatings[n])) for n in numbers} if store else {}
     todo = [n for n in numbers if done.get(n) is None]
     starts = random_openings(game, sp.games, sp.random_opening_plies, [params.seed, generation, 2])
-    clock = {"finished": time.time(), "played": -math.inf}  # where the last part's time ended
+    value_net = NetworkEvaluator(game, model, params.search.precision) if sp.strategy == "greedy_td" else None
+    clock = {"finished": time.time(), "played": -math.inf}  # when the last part was saved; the latest game end
 
     def finish(i: int, result: MatchResult) -> None:
         now, (begin, end) = time.time(), result.span
         part = Part(
-            samples=part_samples(game, model, params, generation, result.records),
+            samples=part_samples(game, value_net, params, generation, result.records),
             games=result.games,
             moves=result.moves,
             simulations=result.simulations["selfplay"],
             seconds=now - clock["finished"],
-            playing_seconds=end - max(begin, clock["played"]),
+            playing_seconds=max(0.0, end - max(begin, clock["played"])),  # parts overlap: count each second once
         )
-        clock.update(finished=now, played=end)
+        clock.update(finished=now, played=max(end, clock["played"]))
         done[todo[i]] = part
         if store is not None:
             store.put(todo[i], part)
 
-    label = f"self-play gen {generation}"
-    if len(todo) < len(numbers):
-        label += f" (resumed: {len(numbers) - len(todo)} of {len(numbers)} parts saved)"
-    play_matches(
-        game.name,
-        [selfplay_player(model, params)],
-        [(seatings[n], [params.seed, generation, 1, n], starts and starts[n * size : (n + 1) * size]) for n in todo],
-        parallel=sp.parallel_games,
-        workers=workers,
-        record_policies=True,
-        progress=label if progress else None,
-        on_match=finish,
-    )
+    if todo:
+        label = f"self-play gen {generation}"
+        if len(todo) < len(numbers):
+            label += f" (resumed: {len(numbers) - len(todo)} of {len(numbers)} parts saved)"
+        play_matches(
+            game.name,
+            [selfplay_player(model, params)],
+            [
+                (seatings[n], [params.seed, generation, 1, n], starts and starts[n * size : (n + 1) * size])
+                for n in todo
+            ],
+            parallel=sp.parallel_games,
+            workers=workers,
+            record_policies=True,
+            progress=label if progress else None,
+            on_match=finish,
+        )
     return SelfPlayResult.from_parts([done[n] for n in numbers])
 
 
-def part_samples(game, model: SENet, params: Params, generation: int, records: list[GameRecord]) -> dict:
-    """The samples of one part's games, with the strategy's value targets."""
+def part_samples(
+    game, value_net: NetworkEvaluator | None, params: Params, generation: int, records: list[GameRecord]
+) -> dict:
+    """The samples of one part's games, with the strategy's value targets (greedy TD(lambda)'s from
+    `value_net`)."""
     outcomes = end_values(game, records, params)
     if params.selfplay.strategy == "greedy_td":
-        targets = greedy_td_targets(game, model, records, outcomes, params)
+        targets = greedy_td_targets(game, value_net, records, outcomes, params)
     else:
         targets = alphazero_targets(records, outcomes, params.selfplay.root_value_weight)
     return records_to_samples(game, records, generation, targets)

@@ -4,8 +4,9 @@ machine, and without parts every stop lost all of it.
 
 A part is a fixed block of the stage's games with a seed of its own, saved the moment it completes as
 its samples and figures. Its file name hashes everything that decides its games (the params the stage
-reads, the network's weights, the generation, the part's number and size, the worker count and the
-project's own code), so a change in any of them plays the part again: old and new samples never mix.
+reads, the network's weights, the generation, the part's number and size, the worker count, the
+project's own code and the versions of torch and numpy), so a change in any of them plays the part
+again: old and new samples never mix.
 A part that does not read back whole is reported in one line and played again, never trusted. The
 stage deletes the folder once its samples are written.
 """
@@ -20,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+import torch
 
 import pipeline
 from pipeline.atomic import write_npz
@@ -59,7 +61,8 @@ class PartStore:
 
     def __init__(self, folder: Path | str, identity: dict):
         self.folder = Path(folder)
-        self.identity = {"format": FORMAT, "code": code_digest(), **identity}
+        libraries = {"torch": torch.__version__, "numpy": np.__version__}  # their arithmetic decides games too
+        self.identity = {"format": FORMAT, "code": code_digest(), "libraries": libraries, **identity}
 
     def path(self, number: int, games: int) -> Path:
         text = json.dumps({**self.identity, "part": number, "games": games}, sort_keys=True, allow_nan=False)

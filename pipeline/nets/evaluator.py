@@ -32,18 +32,21 @@ def use_device(name: str) -> None:
     _device[0] = name
 
 
-def inference_device() -> torch.device:
+def inference_device(precision: str = "float32") -> torch.device:
+    """Where networks of this `precision` run: int8 on the CPU (with device auto, whatever GPU there is)."""
     if _device[0] == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device: cuda, but torch sees no GPU here (use auto or cpu)")
+    if precision == "int8":
+        if _device[0] == "cuda":
+            raise ConfigError("search.precision: int8 runs on the CPU only; use bfloat16 with device: cuda")
+        return torch.device("cpu")
     return torch.device("cuda" if _device[0] != "cpu" and torch.cuda.is_available() else "cpu")
 
 
 def frozen_for_inference(model: SENet, game, device: torch.device | None = None, precision: str = "float32"):
     device, dtype = device or torch.device("cpu"), PRECISIONS[precision]
     if precision == "int8":
-        if device.type != "cpu":
-            raise ConfigError("search.precision: int8 runs on the CPU only; use bfloat16 on a GPU")
-        return quantized_for_inference(model, game)
+        return quantized_for_inference(model, game)  # on the CPU: see inference_device
     if device.type != "cpu" or dtype != torch.float32:
         model = copy.deepcopy(model).to(device, dtype)  # the caller's model stays as it is
     example = torch.zeros(2, *game.observation_shape, device=device, dtype=dtype)
@@ -54,7 +57,7 @@ def frozen_for_inference(model: SENet, game, device: torch.device | None = None,
 class NetworkEvaluator:
     def __init__(self, game, model: SENet, precision: str = "float32"):
         self.game = game
-        self.device = inference_device()
+        self.device = inference_device(precision)
         self.dtype = PRECISIONS[precision]
         self.model = frozen_for_inference(model, game, self.device, precision)
 

@@ -21,13 +21,13 @@ from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.senet import SENet
 
 CALIBRATION_POSITIONS = 2048
-KEPT = 8  # quantized networks kept per process: every chunk of games builds its agents afresh
+KEPT = 8  # quantized networks kept per process, so evaluators of the same weights share one
 _quantized: dict[tuple[str, str], torch.jit.ScriptModule] = {}
 
 
 def quantized_for_inference(model: SENet, game) -> torch.jit.ScriptModule:
-    """`model` in int8, traced and frozen; quantized once per process for the same weights and game
-    (calibration takes seconds)."""
+    """`model` in int8, traced and frozen; once per process for the same weights and game (calibration
+    takes seconds, and each search agent, benchmark and greedy TD(lambda) target builds an evaluator)."""
     key = (game.name, weights_digest(model.state_dict()))
     if key not in _quantized:
         if len(_quantized) >= KEPT:
