@@ -21,6 +21,11 @@ def selfplay_parts(gen: int) -> Path:
     return Path(f"data/selfplay/gen_{gen}.parts")
 
 
+def saved_fit(gen: int) -> Path:
+    """The training stage's fit after its last finished epoch, kept only while it runs."""
+    return Path(f"models/candidate/gen_{gen}.fit")
+
+
 def replay(gen: int) -> Path:
     return Path(f"data/replay/gen_{gen}.npz")
 

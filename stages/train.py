@@ -1,6 +1,8 @@
 """Stage `train@g`: continue training generation g-1's candidate on the replay window plus the new
-self-play samples; write the new candidate and the updated replay buffer."""
+self-play samples; write the new candidate and the updated replay buffer. The fit is saved after
+every epoch until the outputs are written, so a stopped stage resumes."""
 
+import shutil
 import sys
 
 from pipeline.atomic import remove_leftovers, write_json
@@ -34,6 +36,7 @@ def main(argv):
             logger=run.lightning_logger(),
             progress=sys.stderr.isatty(),
             device=params.device,
+            resume=paths.saved_fit(gen),
         )
         save_checkpoint(paths.candidate(gen), model, game.name, params.section_hash("game", "network", "train"))
         save_samples(paths.replay(gen), samples)
@@ -44,6 +47,7 @@ def main(argv):
             "samples_per_s": result.samples_per_s,
         }
         write_json(paths.metrics("train", gen), {**figures, "epochs": result.epoch_losses})
+        shutil.rmtree(paths.saved_fit(gen), ignore_errors=True)
         run.log_metrics(figures, prefix="train_")
 
 

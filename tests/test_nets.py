@@ -280,3 +280,45 @@ def test_int8_self_play_gives_the_same_games_for_the_same_seed():
     assert runs[0].games == 4 and len(runs[0].samples["values"]) > 0
     for name, array in runs[0].samples.items():
         assert np.array_equal(runs[1].samples[name], array), name
+
+
+def test_a_stopped_training_goes_on_from_its_last_epoch_and_ends_as_an_uncut_one(tmp_path, monkeypatch, caplog):
+    """Weights, optimizer, cosine schedule and losses are saved after every epoch; a damaged save is
+    reported and training starts over."""
+    import copy
+
+    from pipeline.jobs import train
+
+    game = make_game("tictactoe")
+    start, batch = small_net(game), fixed_batch(game, n=96)
+    params = TrainParams(epochs=3, batch_size=16, lr_schedule="cosine")
+    uncut = copy.deepcopy(start)
+    expected = train_network(game, uncut, batch, params, seed=3, progress=False)
+    saves = []
+
+    def save_then_stop(callback, trainer, module):
+        real_save(callback, trainer, module)
+        saves.append(trainer.current_epoch)
+        if len(saves) == 2:
+            raise RuntimeError("stopped")  # a kill after the second epoch's save
+
+    real_save = train._EpochCheckpoint.on_train_epoch_end
+    monkeypatch.setattr(train._EpochCheckpoint, "on_train_epoch_end", save_then_stop)
+    with pytest.raises(RuntimeError, match="stopped"):
+        train_network(game, copy.deepcopy(start), batch, params, seed=3, progress=False, resume=tmp_path)
+    monkeypatch.setattr(train._EpochCheckpoint, "on_train_epoch_end", real_save)
+    (saved,) = tmp_path.glob("fit.*.ckpt")
+    two_epochs = torch.load(saved, weights_only=True)["history"]
+
+    resumed = copy.deepcopy(start)
+    result = train_network(game, resumed, batch, params, seed=3, progress=False, resume=tmp_path)
+    assert result.epoch_losses[:2] == two_epochs, "the first two epochs were not trained again"
+    assert [e["loss"] for e in result.epoch_losses] == pytest.approx([e["loss"] for e in expected.epoch_losses])
+    for name, tensor in uncut.state_dict().items():
+        assert torch.allclose(resumed.state_dict()[name], tensor, atol=1e-6), name
+
+    saved.write_bytes(saved.read_bytes()[:200])
+    again = copy.deepcopy(start)
+    train_network(game, again, batch, params, seed=3, progress=False, resume=tmp_path)
+    assert "ignoring damaged saved fit" in caplog.text
+    assert all(torch.allclose(again.state_dict()[n], t, atol=1e-6) for n, t in uncut.state_dict().items())

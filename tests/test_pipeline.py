@@ -83,6 +83,7 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     ):
         assert (project / path).exists(), path
     assert not list((project / "data/selfplay").glob("*.parts")), "self-play deletes its parts once it is done"
+    assert not list((project / "models/candidate").glob("*.fit")), "training deletes its saved fit once it is done"
 
     assert json.loads((project / "metrics/summary.json").read_text())["champion_gen"] == 2
     shown = run(["dvc", "metrics", "show"], project).stdout.splitlines()

@@ -55,18 +55,24 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
+def work_key(identity: dict) -> str:
+    """A hash of `identity` (plain JSON values) with the code and the libraries' versions: the name of
+    saved work (a self-play part, a training epoch) that only the same inputs may reuse."""
+    libraries = {"torch": torch.__version__, "numpy": np.__version__}  # their arithmetic decides games too
+    text = json.dumps({"format": FORMAT, "code": code_digest(), "libraries": libraries, **identity}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 class PartStore:
     """The parts of one stage run in `folder`; `identity` (plain JSON values) names what decides its
     games besides a part's number and size."""
 
     def __init__(self, folder: Path | str, identity: dict):
         self.folder = Path(folder)
-        libraries = {"torch": torch.__version__, "numpy": np.__version__}  # their arithmetic decides games too
-        self.identity = {"format": FORMAT, "code": code_digest(), "libraries": libraries, **identity}
+        self.identity = identity
 
     def path(self, number: int, games: int) -> Path:
-        text = json.dumps({**self.identity, "part": number, "games": games}, sort_keys=True, allow_nan=False)
-        return self.folder / f"part_{number}.{hashlib.sha256(text.encode()).hexdigest()[:16]}.npz"
+        return self.folder / f"part_{number}.{work_key({**self.identity, 'part': number, 'games': games})}.npz"
 
     def get(self, number: int, games: int) -> Part | None:
         """Part `number` of `games` games, or None to play it."""

@@ -1,24 +1,31 @@
 """Fit the network on replay samples with Lightning; the Trainer is set up for small models (no
-checkpointing or summaries, metrics once per epoch) so the framework costs little over a bare loop,
-and quiet: its start-up notices would repeat in every stage."""
+summaries, metrics once per epoch, Lightning's own checkpointing off) so the framework costs little
+over a bare loop, and quiet: its start-up notices would repeat in every stage. A stage's fit is saved
+after every epoch, so a stopped stage goes on from its last finished epoch."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import time
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytorch_lightning as pl
 import torch
-from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
+from torch.utils.data import DataLoader, TensorDataset
 
+from pipeline.atomic import atomic_path
 from pipeline.config import TrainParams
 from pipeline.jobs.replay import augment, merge_positions
+from pipeline.jobs.selfplay_parts import work_key
+from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
 from pipeline.threads import follow_free_cores
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -66,7 +73,18 @@ def train_network(
     logger=None,
     progress=True,
     device: str = "auto",
+    resume: Path | None = None,
 ) -> TrainResult:
+    """Fit `model` on `samples`. With a `resume` folder the fit's state is saved there after every
+    epoch and a fit of the same inputs found there goes on from it: a stopped stage loses at most an
+    epoch, and ends as an uncut fit would."""
+    saved = None
+    if resume is not None:
+        digest = hashlib.sha256()
+        for name in sorted(samples):
+            digest.update(name.encode() + np.ascontiguousarray(samples[name]).tobytes())
+        identity = {"train": params.model_dump(mode="json"), "seed": seed, "samples": digest.hexdigest()}
+        saved = Path(resume) / f"fit.{work_key({**identity, 'weights': weights_digest(model.state_dict())})}.ckpt"
     pl.seed_everything(seed, workers=True, verbose=False)
     if params.merge_positions:
         samples = merge_positions(samples)
@@ -80,9 +98,7 @@ def train_network(
         torch.from_numpy(weights),
     )
     # Whole batches by one tensor index each (not per-sample collation): the bare loop's cost.
-    sampler = BatchSampler(
-        RandomSampler(dataset, generator=torch.Generator().manual_seed(seed)), params.batch_size, False
-    )
+    sampler = EpochBatches(len(dataset), params.batch_size, seed)
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
     module = AlphaZeroModule(model, params.learning_rate, params.weight_decay, params.lr_schedule)
     for name in LIGHTNING_NOTICES:
@@ -97,20 +113,69 @@ def train_network(
         enable_progress_bar=progress,
         log_every_n_steps=max(1, len(loader)),
         num_sanity_val_steps=0,
-        callbacks=[_FollowFreeCores()],
+        callbacks=[_FollowFreeCores(), _SamplerEpoch(sampler)] + ([_EpochCheckpoint(saved)] if saved else []),
     )
-    started = time.perf_counter()
     model.train()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", LEAFSPEC_DEPRECATION, FutureWarning)
-        trainer.fit(module, loader)
-    seconds = time.perf_counter() - started
+        finished = _finished_epochs(saved) if saved else 0
+        sampler.epoch = finished  # its first iterator is made before any epoch-start hook runs
+        trainer.fit(module, loader, ckpt_path=saved if finished else None, weights_only=True)
     model.cpu().eval()
     last = module.history[-1]
     return TrainResult(
         policy_loss=last["policy_loss"],
         value_loss=last["value_loss"],
         samples=len(dataset),
-        samples_per_s=len(dataset) * params.epochs / seconds,
+        samples_per_s=len(dataset) * params.epochs / sum(epoch["seconds"] for epoch in module.history),
         epoch_losses=module.history,
     )
+
+
+class EpochBatches(torch.utils.data.Sampler):
+    """Batches of indices in an order drawn from (`seed`, `epoch`), the epoch set by `_SamplerEpoch`
+    from the trainer's own count, so a fit resumed at epoch e draws the batches an uncut fit would.
+    (Lightning's `set_epoch` counts differently after a restore.)"""
+
+    def __init__(self, size: int, batch_size: int, seed: int):
+        self.size, self.batch_size, self.seed, self.epoch = size, batch_size, seed, 0
+
+    def __len__(self) -> int:
+        return -(-self.size // self.batch_size)
+
+    def __iter__(self):
+        generator = torch.Generator().manual_seed(self.seed * 1_000_003 + self.epoch)
+        order = torch.randperm(self.size, generator=generator).tolist()
+        return (order[i : i + self.batch_size] for i in range(0, self.size, self.batch_size))
+
+
+class _SamplerEpoch(pl.Callback):
+    def __init__(self, sampler: EpochBatches):
+        self.sampler = sampler
+
+    def on_train_epoch_start(self, trainer, module) -> None:
+        self.sampler.epoch = trainer.current_epoch
+
+
+class _EpochCheckpoint(pl.Callback):
+    """The fit's state (weights, optimizer, schedule, epoch, losses) after every epoch, written whole."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def on_train_epoch_end(self, trainer, module) -> None:
+        module.record_epoch()
+        with atomic_path(self.path) as tmp:
+            trainer.save_checkpoint(tmp)
+
+
+def _finished_epochs(path: Path) -> int:
+    """The epochs a saved fit has finished (0: none saved); one that is damaged is reported and the
+    fit starts over."""
+    if not path.exists():
+        return 0
+    try:
+        return len(torch.load(path, map_location="cpu", weights_only=True)["history"])
+    except Exception as err:  # a damaged file fails anywhere in torch's reader
+        log.warning("training: ignoring damaged saved fit %s (%s); training starts over", path, type(err).__name__)
+        return 0

@@ -3,6 +3,8 @@ policy cross-entropy against the search's visit distribution; L2 enters as Adam'
 
 from __future__ import annotations
 
+import time
+
 import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
@@ -40,11 +42,12 @@ class AlphaZeroModule(pl.LightningModule):
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.lr_schedule = lr_schedule
-        self.history: list[dict[str, float]] = []  # mean losses of each epoch
+        self.history: list[dict[str, float]] = []  # mean losses and wall seconds of each epoch
 
     def on_train_epoch_start(self):
         self._sums = torch.zeros(2, device=self.device)  # beside the losses, on the GPU when training there
         self._batches = 0
+        self._started = time.perf_counter()
 
     def training_step(self, batch, batch_idx):
         policy_loss, value_loss = alphazero_losses(self.model, *batch)
@@ -54,9 +57,23 @@ class AlphaZeroModule(pl.LightningModule):
         return policy_loss + value_loss
 
     def on_train_epoch_end(self):
+        self.record_epoch()
+
+    def record_epoch(self) -> None:
+        """This epoch's mean losses and seconds into `history`, once: callbacks' epoch-end hooks run
+        before this module's, and the one that saves the fit needs the epoch recorded."""
+        if len(self.history) > self.current_epoch:
+            return
         policy_loss, value_loss = (self._sums / max(self._batches, 1)).tolist()
-        self.history.append({"policy_loss": policy_loss, "value_loss": value_loss, "loss": policy_loss + value_loss})
-        self.log_dict(self.history[-1], prog_bar=True)
+        losses = {"policy_loss": policy_loss, "value_loss": value_loss, "loss": policy_loss + value_loss}
+        self.history.append({**losses, "seconds": time.perf_counter() - self._started})
+        self.log_dict(losses, prog_bar=True)
+
+    def on_save_checkpoint(self, checkpoint: dict) -> None:
+        checkpoint["history"] = self.history  # a resumed fit reports every epoch, not only its own
+
+    def on_load_checkpoint(self, checkpoint: dict) -> None:
+        self.history = checkpoint["history"]
 
     def configure_optimizers(self):
         """`cosine` anneals the rate to 0 over this fit's steps: each generation restarts it (SGDR), so the
