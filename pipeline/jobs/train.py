@@ -77,7 +77,7 @@ def train_network(
 ) -> TrainResult:
     """Fit `model` on `samples`. With a `resume` folder the fit's state is saved there after every
     epoch and a fit of the same inputs found there goes on from it: a stopped stage loses at most an
-    epoch, and ends as an uncut fit would."""
+    epoch, and goes on as an uncut fit would (bit for bit at a fixed thread count)."""
     saved = None
     if resume is not None:
         digest = hashlib.sha256()
