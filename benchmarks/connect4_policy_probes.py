@@ -1,7 +1,8 @@
 """Probes of why the raw Connect-4 policy stops at about 2% mistakes on Pons' Middle-Easy set
 (BENCHMARKS.md, "Why the raw policy stops on Middle-Easy"): does it lack training (more epochs on the
 same window), positions like Pons' (random-play boards labelled by search), or width (fresh 5 x 64
-and 5 x 128 nets on the same samples), and what does width cost in self-play speed? Score each checkpoint with
+and 5 x 128 nets on the same samples), what does width cost in self-play speed, and does averaging the
+policy over the board and its mirror help (`mirror`)? Score each checkpoint with
 `python -m pipeline connect4_benchmark CKPT --sims 0 --positions 1000 --precision bfloat16`.
 
 Usage:
@@ -11,6 +12,7 @@ Usage:
       [--blocks 5] [--device cuda]
   python benchmarks/connect4_policy_probes.py agree LABELS.npz CKPT ...
   python benchmarks/connect4_policy_probes.py speed RUN CKPT ... --games 256
+  python benchmarks/connect4_policy_probes.py mirror CKPT --positions 1000
 
 RUN is a run folder of `examples/connect4.yaml` (README, "Long runs"), whose params give the training
 recipe and the self-play; GEN one of its generations."""
@@ -21,17 +23,18 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from pipeline import champions
 from pipeline.commands.cli import entry_point
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.games.moves import read_position
-from pipeline.jobs.connect4_benchmark import read_set
+from pipeline.jobs.connect4_benchmark import mistake_rates, read_set, resolve_files
 from pipeline.jobs.replay import load_samples, save_samples
 from pipeline.jobs.selfplay import random_moves, run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.evaluator import DEVICES, NetworkEvaluator
+from pipeline.nets.evaluator import DEVICES, NetworkEvaluator, frozen_for_inference
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.positions import CONNECT4
 from pipeline.search.analysis import search_positions
@@ -135,6 +138,32 @@ def agree(args) -> None:
         print(f"{path}: agrees on {same.mean():.2%} of all, {same[sharp].mean():.2%} of the {sharp.mean():.0%} sharp")
 
 
+class MirrorAveraged:
+    """The raw network with its policy averaged over the board and the board mirrored left to right
+    (the policy mirrored back), as KataGo averages symmetries at inference; values as the plain board's."""
+
+    def __init__(self, model: SENet):
+        self.model = frozen_for_inference(model, GAME)
+
+    def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+        planes = torch.from_numpy(GAME.encode_batch(states))
+        with torch.inference_mode():
+            logits, values = self.model(planes)
+            mirrored = self.model(torch.flip(planes, (-1,)))[0].flip(-1)
+        mean = (torch.softmax(logits, -1) + torch.softmax(mirrored, -1)) / 2
+        return mean.log().numpy(), values.numpy()
+
+
+def mirror(args) -> None:
+    """Raw-policy mistakes on Pons' default sets, plain and averaged with the mirrored board."""
+    model = load_checkpoint(champions.resolve(args.checkpoint), GAME.name)
+    files = resolve_files(None, [])
+    for name, evaluator in (("plain", NetworkEvaluator(GAME, model)), ("mirror-averaged", MirrorAveraged(model))):
+        rows = mistake_rates(GAME, evaluator, files, args.positions, [0])
+        per_set = ", ".join(f"{r['set']} {r['mistakes']}" for r in rows)
+        print(f"{name}: {per_set} = {sum(r['mistakes'] for r in rows)}")
+
+
 @entry_point
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -172,6 +201,10 @@ def main(argv: list[str]) -> None:
     p.add_argument("labels")
     p.add_argument("checkpoints", nargs="+")
     p.set_defaults(command=agree)
+    p = commands.add_parser("mirror")
+    p.add_argument("checkpoint", help="a checkpoint file or a shipped champion's name")
+    p.add_argument("--positions", type=int, default=1000)
+    p.set_defaults(command=mirror)
     args = parser.parse_args(argv)
     args.command(args)
 
