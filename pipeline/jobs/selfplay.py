@@ -184,7 +184,8 @@ def run_selfplay(
     done = {n: store.get(n, len(seatings[n])) for n in numbers} if store else {}
     todo = [n for n in numbers if done.get(n) is None]
     starts = random_openings(game, sp.games, sp.random_opening_plies, [params.seed, generation, 2])
-    value_net = NetworkEvaluator(game, model, params.search.precision) if sp.strategy == "greedy_td" else None
+    greedy = sp.strategy == "greedy_td" and bool(todo)  # its value targets need the network; saved parts do not
+    value_net = NetworkEvaluator(game, model, params.search.precision) if greedy else None
     clock = {"finished": time.time(), "played": -math.inf}  # when the last part was saved; the latest game end
 
     def finish(i: int, result: MatchResult) -> None:

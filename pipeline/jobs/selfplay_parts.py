@@ -13,7 +13,6 @@ stage deletes the folder once its samples are written.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import zipfile
@@ -21,11 +20,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
-import torch
 
-import pipeline
 from pipeline.atomic import write_npz
 from pipeline.jobs.replay import FIELDS, load_samples
+from pipeline.jobs.work_key import work_key
 
 log = logging.getLogger(__name__)
 
@@ -45,31 +43,13 @@ class Part:
         return {name: value for name, value in asdict(self).items() if name != "samples"}
 
 
-def code_digest() -> str:
-    """A hash of the project's code: a fix to search or self-play retires the parts played before it."""
-    digest = hashlib.sha256()
-    root = Path(pipeline.__file__).parent
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def work_key(identity: dict) -> str:
-    """A hash of `identity` (plain JSON values) with the code and the libraries' versions: the name of
-    saved work (a self-play part, a training epoch) that only the same inputs may reuse."""
-    libraries = {"torch": torch.__version__, "numpy": np.__version__}  # their arithmetic decides games too
-    text = json.dumps({"format": FORMAT, "code": code_digest(), "libraries": libraries, **identity}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 class PartStore:
     """The parts of one stage run in `folder`; `identity` (plain JSON values) names what decides its
     games besides a part's number and size."""
 
     def __init__(self, folder: Path | str, identity: dict):
         self.folder = Path(folder)
-        self.identity = identity
+        self.identity = {"format": FORMAT, **identity}
 
     def path(self, number: int, games: int) -> Path:
         return self.folder / f"part_{number}.{work_key({**self.identity, 'part': number, 'games': games})}.npz"

@@ -19,7 +19,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from pipeline.atomic import atomic_path
 from pipeline.config import TrainParams
 from pipeline.jobs.replay import augment, merge_positions
-from pipeline.jobs.selfplay_parts import work_key
+from pipeline.jobs.work_key import work_key
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
