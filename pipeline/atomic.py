@@ -2,7 +2,9 @@
 a killed stage never leaves a half-written output that a later stage could read as valid.
 
 A kill can still leave the temporary file itself; its name (`.<target>.<8 random characters>.tmp`) is
-recognisable, so a stage removes such leftovers from its output folders before it starts."""
+recognisable, so a stage removes such leftovers from its output folders before it starts. A write that
+the system refuses (a full disk, a read-only folder) is a `WriteError` naming the target: one line for
+the user, and the target as it was before."""
 
 from __future__ import annotations
 
@@ -19,16 +21,24 @@ import numpy as np
 LEFTOVER = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")  # also matches the tempfile.mkstemp names of older versions
 
 
+class WriteError(OSError):
+    """The system refused to write an output: its path and the system's reason."""
+
+
 @contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _new_temporary(path)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _new_temporary(path)
         yield tmp
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
+    except BaseException as err:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+        if isinstance(err, OSError) and not isinstance(err, WriteError):
+            raise WriteError(f"{path}: cannot be written ({err.strerror or err})") from None
         raise
 
 

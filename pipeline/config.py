@@ -247,6 +247,11 @@ class Generation(Section):
     prev: Int = Field(ge=0)
 
 
+# Params that say where a run is placed and how it is logged, and the sweep command's own section: what
+# a pipeline run's outputs do not depend on. No DVC stage declares them (tests/test_dvc_deps.py).
+NOT_SETTING = ("threads", "device", "backend", "tracking", "sweep")
+
+
 class Params(Section):
     game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
     seed: Int = 0
@@ -302,6 +307,12 @@ class Params(Section):
     @property
     def final_generation(self) -> int:
         return self.generations[-1].gen
+
+    def setting(self) -> dict:
+        """Every param a pipeline run's outputs depend on: all but `NOT_SETTING`, and `generations` as
+        the number it chains to. One setting is one MLflow run (`pipeline/jobs/tracking.py`)."""
+        data = self.model_dump(exclude=set(NOT_SETTING))
+        return {**data, "generations": len(data["generations"])}
 
     def section_hash(self, *names: str) -> str:
         """Short hash of the named sections, recorded in checkpoints for provenance."""

@@ -1,8 +1,6 @@
 """Stage `evaluate`: the experiments switched on in `params.yaml` for the final generation's best
 network (and, for ratings, every generation's), with finished matches cached in `data/matches`."""
 
-import sys
-
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
@@ -24,7 +22,7 @@ def main(argv):
     game = make_game(params.game)
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:
-        evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=sys.stderr.isatty())
+        evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=True)
         write_json(paths.EVALUATION, evaluation.to_json())
         for name, value, step in evaluation.tracked():
             run.log_metrics({name: value}, step=step)

@@ -2,14 +2,13 @@
 and a promotion moves the registry's `champion` alias."""
 
 import shutil
-import sys
 
 from pipeline.atomic import atomic_path, remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.jobs.gate import run_gate
-from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
 from stages import paths
 
@@ -25,12 +24,13 @@ def main(argv):
     candidate = load_checkpoint(paths.candidate(gen), game.name)
     best = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "gate", gen) as run:
-        result = run_gate(game, candidate, best, params, gen, progress=sys.stderr.isatty())
+        result = run_gate(game, candidate, best, params, gen, progress=True)
         winner = paths.candidate(gen) if result.promoted else paths.best(prev)
         with atomic_path(paths.best(gen)) as tmp:
             shutil.copyfile(winner, tmp)
-        write_json(paths.metrics("gate", gen), {**result.metrics, "threshold": params.gate.threshold})
-        run.log_metrics(result.metrics)
+        figures = {**result.metrics, "threshold": params.gate.threshold}
+        write_json(paths.metrics("gate", gen), figures)
+        run.log_metrics(stage_metrics("gate", figures))
         if result.promoted:
             run.promote_champion(paths.best(gen))
 

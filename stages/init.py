@@ -1,5 +1,6 @@
 """Stage `init`: the generation-0 network (first best and first candidate), random or warm-started, the
-compute spent to make it, an empty replay buffer, and the MLflow parent run of this lineage."""
+compute spent to make it, and an empty replay buffer. MLflow's parent run is the setting's, found or
+created by whichever stage logs first (`pipeline/jobs/tracking.py`)."""
 
 import torch
 
@@ -10,7 +11,6 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.jobs.lineage import compute_before
 from pipeline.jobs.replay import empty_samples, save_samples
-from pipeline.jobs.tracking import RUN_FILE, start_pipeline_run, warm_up
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import NetworkShape, deepened, initial_network
@@ -19,20 +19,16 @@ from stages import paths
 
 @entry_point
 def main(argv):
-    remove_leftovers(
-        paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, paths.START.parent, RUN_FILE.parent
-    )
+    remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, paths.START.parent)
     params = load_params()
     game = make_game(params.game)
     model = starting_network(game, params)  # a warm start that does not fit fails before anything is written
     start = compute_before(params.warm_start)  # so does one whose run's metrics are unreadable
-    warm_up(params)
     use_params_machine(params)
     for path in (paths.best(0), paths.candidate(0)):
         save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed", "warm_start"))
     write_json(paths.START, start)
     save_samples(paths.replay(0), empty_samples(game))
-    start_pipeline_run(params)
 
 
 def starting_network(game, params):

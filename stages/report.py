@@ -1,7 +1,9 @@
-"""Stage `report`: the Markdown + PNG report over all generations and the evaluation, logged to the
-pipeline's MLflow parent run together with the champion checkpoint, named by the generation whose
-network it is (`champion/gen_2.ckpt` when generations 3 to 6 promoted nothing); the headline numbers
-for `dvc metrics show`."""
+"""Stage `report`: the Markdown + PNG report over all generations and the evaluation, and the headline
+numbers for `dvc metrics show`. It completes the setting's MLflow parent run: the per-generation
+figures of every stage, those DVC reused from an earlier setting included (copied from their metrics
+files, each step once), the report, and the champion checkpoint, named by the generation whose network
+it is (`champion/gen_2.ckpt` when generations 3 to 6 promoted nothing). It depends on every param of
+the setting, so each setting's run is completed by its own report."""
 
 import json
 
@@ -9,8 +11,8 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point
 from pipeline.config import load_params
 from pipeline.jobs.experiments import Evaluation
-from pipeline.jobs.report import summary_metrics, write_report
-from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.jobs.report import params_section, summary_metrics, write_report
+from pipeline.jobs.tracking import setting_key, stage_metrics, stage_run, warm_up
 from stages import paths
 
 
@@ -25,15 +27,24 @@ def main(argv):
     warm_up(params)
     final = params.final_generation
     gens = range(1, final + 1)
-    train = [_read(paths.metrics("train", g)) for g in gens]
-    gate = [_read(paths.metrics("gate", g)) for g in gens]
+    figures = {stage: [_read(paths.metrics(stage, g)) for g in gens] for stage in ("selfplay", "train", "gate")}
     evaluation = Evaluation.read(_read(paths.EVALUATION))
-    selfplay = [_read(paths.metrics("selfplay", g)) for g in gens]
     start = _read(paths.START)
-    written = write_report(paths.REPORTS, params.game, selfplay, train, gate, evaluation, start)
-    summary = summary_metrics(train, gate, evaluation)
+    preface = (params_section(params, setting_key(params)),)
+    written = write_report(
+        paths.REPORTS, params.game, figures["selfplay"], figures["train"], figures["gate"], evaluation, start, preface
+    )
+    summary = summary_metrics(figures["train"], figures["gate"], evaluation)
     write_json(paths.SUMMARY, summary)
+    history = [
+        (name, value, g)
+        for stage, files in figures.items()
+        for g, stage_figures in enumerate(files, start=1)
+        for name, value in stage_metrics(stage, stage_figures).items()
+    ]
+    history += [(name, value, final if step is None else step) for name, value, step in evaluation.tracked()]
     with stage_run(params, "report", final) as run:
+        run.log_history(history)
         for path in written:
             run.log_artifact(path, "report", on_parent=True)
         run.log_artifact(paths.best(summary["champion_gen"]), "champion", on_parent=True)

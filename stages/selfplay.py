@@ -2,7 +2,6 @@
 Finished parts of its games are kept until the samples are written, so a stopped stage resumes."""
 
 import shutil
-import sys
 
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
@@ -10,7 +9,7 @@ from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.jobs.replay import save_samples
 from pipeline.jobs.selfplay import run_selfplay
-from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
 from stages import paths
 
@@ -25,11 +24,11 @@ def main(argv):
     game = make_game(params.game)
     model = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "selfplay", gen) as run:
-        result = run_selfplay(game, model, params, gen, sys.stderr.isatty(), paths.selfplay_parts(gen))
+        result = run_selfplay(game, model, params, gen, True, paths.selfplay_parts(gen))
         save_samples(paths.selfplay_data(gen), result.samples)
         write_json(paths.metrics("selfplay", gen), result.metrics)
         shutil.rmtree(paths.selfplay_parts(gen), ignore_errors=True)
-        run.log_metrics(result.metrics, prefix="selfplay_")
+        run.log_metrics(stage_metrics("selfplay", result.metrics))
 
 
 if __name__ == "__main__":

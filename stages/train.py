@@ -3,14 +3,13 @@ self-play samples; write the new candidate and the updated replay buffer. The fi
 every epoch until the outputs are written, so a stopped stage resumes."""
 
 import shutil
-import sys
 
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.jobs.replay import load_samples, save_samples, windowed
-from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from stages import paths
@@ -34,7 +33,7 @@ def main(argv):
             params.train,
             seed=params.seed + gen,
             logger=run.lightning_logger(),
-            progress=sys.stderr.isatty(),
+            progress=True,
             device=params.device,
             resume=paths.saved_fit(gen),
         )
@@ -48,7 +47,7 @@ def main(argv):
         }
         write_json(paths.metrics("train", gen), {**figures, "epochs": result.epoch_losses})
         shutil.rmtree(paths.saved_fit(gen), ignore_errors=True)
-        run.log_metrics(figures, prefix="train_")
+        run.log_metrics(stage_metrics("train", figures))
 
 
 if __name__ == "__main__":

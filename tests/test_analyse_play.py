@@ -109,16 +109,16 @@ def test_play_refuses_bad_seats_and_short_input(monkeypatch, capsys):
 
 
 def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
-    from pipeline.jobs.tracking import stage_run, start_pipeline_run
+    from pipeline.jobs.tracking import stage_run
 
     monkeypatch.chdir(tmp_path)  # the default store is ./mlflow.db, artifacts go under ./mlruns
     store = {"tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}"}
     params = parse_params({"game": "tictactoe", "tracking": store, "generations": [{"gen": 1, "prev": 0}]})
-    start_pipeline_run(params)
     with stage_run(params, "gate", 1) as stage:
         stage.promote_champion(tiny_checkpoint(tmp_path / "gen_1.ckpt", "tictactoe"))
-    status, out, _ = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
+    status, out, err = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
     assert status == 0 and json.loads(out)["moves"] == ["5"]
+    assert err.startswith("champion: alphazero-champion version 1 (generation 1, run ")
     missing = ["--champion", "--model-name", "nobody"]
     status, _, err = run(analyse.main, missing, "5\n", monkeypatch, capsys)
     assert status == 1 and err.startswith("error: sqlite:///") and "no champion of model 'nobody'" in err

@@ -2,11 +2,16 @@
 
 import os
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from pipeline.atomic import atomic_path, remove_leftovers, write_json, write_npz
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_interrupted_write_leaves_nothing(tmp_path):
@@ -49,3 +54,26 @@ def test_leftovers_of_killed_writers_are_removed_and_nothing_else(tmp_path):
     remove_leftovers(tmp_path, tmp_path / "missing")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["kept.json", "sub", *others])
     assert (tmp_path / "sub" / leftovers[0]).exists(), "only the folders named are cleaned"
+
+
+FULL_DISK = """
+import resource, signal, sys
+from pipeline.atomic import write_npz
+from pipeline.commands.cli import entry_point
+import numpy as np
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), as on a full disk
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+entry_point(lambda argv: write_npz(argv[0], values=np.random.default_rng(0).random(100_000)))(sys.argv[1:])
+"""
+
+
+def test_a_write_the_system_refuses_is_one_line_naming_the_output_and_leaves_it_as_it_was(tmp_path):
+    target = tmp_path / "data" / "gen_1.npz"
+    target.parent.mkdir()
+    target.write_bytes(b"before")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", FULL_DISK, str(target)], env=env, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [f"error: {target}: cannot be written (File too large)"]
+    assert target.read_bytes() == b"before" and [p.name for p in target.parent.iterdir()] == ["gen_1.npz"]

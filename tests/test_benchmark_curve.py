@@ -5,6 +5,7 @@ drawn in the report."""
 import json
 
 import pytest
+import yaml
 from test_evaluate import networks, tiny_params
 from test_report import GATE, SELFPLAY, TRAIN
 
@@ -160,3 +161,15 @@ def test_warm_starts_that_loop_count_zero_and_other_code_s_params_are_read(tmp_p
     (tmp_path / "a/metrics/start.json").write_text('{"hours": 1.0}')
     with pytest.raises(DataError, match=r"a/metrics/start.json: expected numbers simulations"):
         compute_before("../a/models/best/gen_1.ckpt", tmp_path / "b")
+
+
+def test_the_command_refuses_a_run_of_another_game_in_one_line(tmp_path, capsys):
+    from pipeline.commands import benchmark_curve
+
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"game": "tictacmo", "generations": [{"gen": 1, "prev": 0}]}))
+    with pytest.raises(SystemExit) as stopped:
+        benchmark_curve.main([str(tmp_path)])
+    assert stopped.value.code == 1
+    expected = f"error: {params}: game 'tictacmo'; benchmark_curve scores Connect-4 runs only"
+    assert capsys.readouterr().err.splitlines() == [expected]

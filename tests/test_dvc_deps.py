@@ -12,7 +12,7 @@ from import_graph import ROOT, closure
 from pydantic import BaseModel
 
 import pipeline.config
-from pipeline.config import Params, Section
+from pipeline.config import NOT_SETTING, Params, Section
 
 STAGES = {  # each stage's command-line arguments on a one-generation run
     "init": [],
@@ -21,13 +21,6 @@ STAGES = {  # each stage's command-line arguments on a one-generation run
     "gate": ["1", "0"],
     "evaluate": ["1"],
     "report": [],
-}
-# Params that decide where and how fast a stage runs, not what it writes: no stage declares them.
-PLACEMENT = {
-    "threads": "torch threads",
-    "device": "CPU or GPU for the networks",
-    "backend": "the process pool or Ray: the same games for the same `workers`",
-    "tracking": "where MLflow logs (init declares it: models/run.json names its run)",
 }
 TINY = {
     "workers": 1,  # every game in the stage's own process, where its params reads are seen
@@ -136,9 +129,9 @@ def test_every_stage_declares_the_params_it_reads_and_no_other(params_read):
     gaps = []
     for stage, spec in stage_specs().items():
         declared = [str(p) for p in spec.get("params", [])]
-        used = sorted(p for p in params_read[stage] if p.split(".")[0] not in PLACEMENT)
+        used = sorted(p for p in params_read[stage] if p.split(".")[0] not in NOT_SETTING)
         missing = [p for p in used if not covered(p, declared, ".")]
-        unused = [d for d in declared if d not in PLACEMENT and not any(covered(p, [d], ".") for p in used)]
+        unused = [d for d in declared if d not in NOT_SETTING and not any(covered(p, [d], ".") for p in used)]
         if missing:
             gaps.append(f"{stage}: reads, undeclared: {', '.join(missing)}")
         if unused:

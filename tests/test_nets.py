@@ -132,6 +132,31 @@ def test_corrupt_checkpoint_fails_clearly(tmp_path):
         load_checkpoint(tmp_path / "missing.ckpt")
 
 
+class Payload:
+    """What a malicious checkpoint pickles: unpickling it would run a shell command."""
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("touch pwned",))
+
+
+def test_a_checkpoint_holding_code_is_refused_unread_without_torch_s_unsafe_advice(tmp_path, capfd, monkeypatch):
+    import pickle
+
+    monkeypatch.chdir(tmp_path)
+    raw, saved = tmp_path / "raw.ckpt", tmp_path / "saved.ckpt"
+    raw.write_bytes(pickle.dumps(Payload(), protocol=4))
+    torch.save({"format": 1, "game": "tictactoe", "state_dict": {"w": Payload()}}, saved)
+    for path in (raw, saved):
+        with pytest.raises(CheckpointError) as info:
+            load_checkpoint(path)
+        assert str(info.value).startswith(f"{path}: not a readable checkpoint (weights-only reader: ")
+        assert "weights_only" not in str(info.value) and "will likely succeed" not in str(info.value)
+    assert capfd.readouterr().err == "", "no warning from torch before the error line"
+    assert not (tmp_path / "pwned").exists()
+
+
 def test_equal_weights_make_equal_files(tmp_path):
     game = make_game("tictacmo")
     save_checkpoint(tmp_path / "a.ckpt", small_net(game), game.name)

@@ -1,5 +1,7 @@
-"""The whole DVC pipeline on tiny params in a temporary git repo: a first run, a no-op second run,
-an added generation, a changed evaluation param, MLflow figures read back, and bad params refused."""
+"""The whole DVC pipeline on tiny params in a temporary git repo: a first run, a no-op second run, then
+three `dvc exp run` experiments (an added generation, a changed evaluation param, another c_puct in a
+temporary copy) compared by DVC and by MLflow, one parent run each, by the compare command and by the
+notebooks; bad params refused; another game with no other change."""
 
 import json
 import os
@@ -31,8 +33,16 @@ TINY = {
 }
 
 
+GIT_USER = {  # commits in the test repository, on a machine where git knows no user
+    "GIT_AUTHOR_NAME": "test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
+
+
 def run(cmd, cwd, check=True):
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**os.environ, **GIT_USER, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"{' '.join(cmd)} failed:\n{result.stdout}\n{result.stderr}")
@@ -68,10 +78,17 @@ def project(tmp_path_factory):
     run(["git", "init", "-q"], project)
     run(["dvc", "init", "-q"], project)
     shutil.copy(ROOT / ".dvcignore", project / ".dvcignore")
+    run(["git", "add", "-A"], project)
+    run(["git", "commit", "-qm", "the project"], project)
     return project
 
 
-def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
+def exp_run(project, *args) -> set[str]:
+    """Run `dvc exp run ARGS`; return the names of the stages that actually ran."""
+    return set(re.findall(r"Running stage '([^']+)'", run(["dvc", "exp", "run", *args], project).stdout))
+
+
+def test_pipeline_runs_incrementally_and_restores_each_experiment(project):
     first = repro(project)
     assert first == {"init", "selfplay@0", "train@0", "gate@0", "selfplay@1", "train@1", "gate@1", "evaluate", "report"}
     for path in (
@@ -94,42 +111,125 @@ def test_pipeline_runs_incrementally_and_tracks_in_mlflow(project):
     shutil.rmtree(project / "plots_html")
 
     assert repro(project) == set(), "a second run with nothing changed must do nothing"
+    run(["git", "add", "-A"], project)
+    run(["git", "commit", "-qm", "baseline"], project)  # the baseline the experiments are compared with
 
     leftover = project / "data/matches/.0123abcd.json.k2j3h4g5.tmp"  # what a `kill -9` mid-write leaves
     leftover.write_text("{")
     edit_params(project, lambda p: p["generations"].append({"gen": 3, "prev": 2}))
-    assert repro(project) == {"selfplay@2", "train@2", "gate@2", "evaluate", "report"}
+    assert exp_run(project, "-n", "longer") == {"selfplay@2", "train@2", "gate@2", "evaluate", "report"}
     assert not leftover.exists(), "the evaluate stage removes leftovers of killed writes"
     assert "up to date" in run(["dvc", "status"], project).stdout
 
     cached = set((project / "data/matches").glob("*.json"))
-    edit_params(project, lambda p: p["evaluate"]["fig3"].update(games_per_seating=2))
-    assert repro(project) == {"evaluate", "report"}
+    assert exp_run(project, "-n", "fig3", "-S", "evaluate.fig3.games_per_seating=2") == {"evaluate", "report"}
     added = set((project / "data/matches").glob("*.json")) - cached
     assert cached <= set((project / "data/matches").glob("*.json")), "finished matches survive a re-run"
     assert len(added) == 4, "only the changed fig. 3 matches (2 levels x 2 subjects) are played again"
 
+    run(["git", "checkout", "params.yaml"], project)  # back to the baseline's two generations
+    ran = exp_run(project, "--temp", "-n", "cpuct", "-S", "search.c_puct=2.0")  # in a copy under .dvc/tmp
+    assert ran >= {"selfplay@0", "gate@1", "report"} and "init" not in ran
+
+    shown = json.loads(run(["dvc", "exp", "show", "--json"], project).stdout)
+    metrics = {row["name"] or row["rev"]: summary_of(row) for row in experiment_rows(shown)}
+    branch = run(["git", "branch", "--show-current"], project).stdout.strip()
+    assert set(metrics) == {"workspace", branch, "longer", "fig3", "cpuct"}, "a row with numbers for each"
+    for name, summary in metrics.items():
+        assert set(summary) >= {"champion_gen", "elo", "fig3_ahead", "gate_score", "policy_loss"}, name
+        assert all(isinstance(value, int | float) for value in summary.values()), (name, summary)
+    assert metrics["longer"]["champion_gen"] == 3 and metrics["cpuct"]["champion_gen"] == 2
+    diff = json.loads(run(["dvc", "exp", "diff", "fig3", "cpuct", "--json"], project).stdout)
+    c_puct = diff["params"]["params.yaml"]["search.c_puct"]
+    assert (c_puct["old"], c_puct["new"]) == (3.0, 2.0)
+    assert diff["metrics"]["metrics/summary.json"]["champion_gen"] == {"old": 3, "new": 2, "diff": -1}
+
+    run(["dvc", "exp", "apply", "longer"], project)  # its metrics and report come back with its params
+    assert json.loads((project / "metrics/summary.json").read_text())["champion_gen"] == 3
+    run(["dvc", "exp", "apply", "cpuct"], project)
+    assert "c_puct 2.0" in (project / "reports/report.md").read_text()
+    assert json.loads((project / "metrics/summary.json").read_text()) == metrics["cpuct"]
+    run(["git", "checkout", "params.yaml", "dvc.lock"], project)  # the baseline again
+    run(["dvc", "checkout", "--force"], project)
+
+
+def experiment_rows(shown: list[dict]) -> list[dict]:
+    """`dvc exp show --json`'s rows: the workspace, the baseline commit and each experiment."""
+    rows = []
+    for baseline in shown:
+        rows.append(baseline)
+        for experiment in baseline.get("experiments") or []:
+            rows += experiment["revs"]
+    return rows
+
+
+def summary_of(row: dict) -> dict:
+    return row["data"]["metrics"]["metrics/summary.json"]["data"]
+
+
+def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(project):
     from mlflow import MlflowClient
 
     client = MlflowClient(f"sqlite:///{project / 'mlflow.db'}")
     experiment = client.get_experiment_by_name("alphazero")
-    parents = client.search_runs([experiment.experiment_id], "tags.game = 'tictacmo'")
-    assert len(parents) == 1
-    parent = parents[0]
-    assert parent.data.params["search.c_puct"] == "3.0"
-    gate_steps = {m.step for m in client.get_metric_history(parent.info.run_id, "gate_score")}
-    assert gate_steps == {1, 2, 3}
-    losses = client.get_metric_history(parent.info.run_id, "train_policy_loss")
-    assert len({m.step for m in losses}) == 3 and all(m.value > 0 for m in losses)
-    children = client.search_runs([experiment.experiment_id], f"tags.mlflow.parentRunId = '{parent.info.run_id}'")
-    assert {"selfplay-gen1", "train-gen3", "gate-gen2", "evaluate-gen3", "report-gen3"} <= {
-        r.info.run_name for r in children
-    }
-    artifacts = {a.path for a in client.list_artifacts(parent.info.run_id, "report")}
-    assert {"report/report.md", "report/report.html"} <= artifacts
-    assert "champion/gen_3.ckpt" in {a.path for a in client.list_artifacts(parent.info.run_id, "champion")}
+    parents = client.search_runs([experiment.experiment_id], "tags.setting != ''", order_by=["attributes.start_time"])
+    names = [parent.data.tags.get("dvc_experiment", "") for parent in parents]
+    assert names == ["", "longer", "fig3", "cpuct"], "one parent run per setting, named for its experiment"
+    baseline, longer, fig3, cpuct = parents
+    commits = [parent.data.tags["mlflow.source.git.commit"] for parent in parents]
+    ran_on, head = run(["git", "rev-parse", "HEAD~1", "HEAD"], project).stdout.split()  # the project, the baseline
+    assert commits == [ran_on, head, head, head], "the commit each ran on"
+    assert [parent.data.params["search.c_puct"] for parent in parents] == ["3.0", "3.0", "3.0", "2.0"]
+    assert [parent.data.params["evaluate.fig3.games_per_seating"] for parent in parents] == ["1", "1", "2", "1"]
+    assert all(parent.info.status == "FINISHED" for parent in parents)
+    for parent, generations in ((baseline, 2), (longer, 3), (fig3, 3), (cpuct, 2)):
+        for metric in ("gate_score", "train_policy_loss", "selfplay_games", "elo"):
+            steps = [m.step for m in client.get_metric_history(parent.info.run_id, metric)]
+            first = 0 if metric == "elo" else 1  # the ratings start at generation 0
+            assert sorted(steps) == list(range(first, generations + 1)), (parent.info.run_name, metric, steps)
+        champions = {a.path for a in client.list_artifacts(parent.info.run_id, "champion")}
+        assert champions == {f"champion/gen_{generations}.ckpt"}, "each run holds its own champion only"
+        assert {"report/report.md", "report/report.html"} <= {
+            a.path for a in client.list_artifacts(parent.info.run_id, "report")
+        }
+    history = {m.step: m.value for m in client.get_metric_history(fig3.info.run_id, "gate_score")}
+    assert history == {m.step: m.value for m in client.get_metric_history(longer.info.run_id, "gate_score")}, (
+        "the generations DVC reused are copied from the run that made them"
+    )
+    children = client.search_runs([experiment.experiment_id], f"tags.mlflow.parentRunId = '{fig3.info.run_id}'")
+    assert {r.info.run_name for r in children} == {"evaluate-gen3", "report-gen3"}, "fig3 ran only these stages"
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")
-    assert client.get_run(champion.run_id).info.run_name == "gate-gen3"
+    gate = client.get_run(champion.run_id)
+    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == cpuct.info.run_id
+    assert champion.tags["setting"] == cpuct.data.tags["setting"]
+
+
+def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tmp_path):
+    env_uri = f"sqlite:///{project / 'mlflow.db'}"
+    compare = [sys.executable, "-m", "pipeline", "compare", "--tracking-uri", env_uri, "--out", str(tmp_path)]
+    result = run([*compare, "cpuct", "fig3"], ROOT)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("run=fig3") and lines[1].startswith("run=cpuct") and "search.c_puct=2.0" in lines[1]
+    page = (tmp_path / "compare.md").read_text()
+    assert "params that differ: evaluate.fig3.games_per_seating, generations, search.c_puct" in page
+    assert (tmp_path / "curves.png").stat().st_size > 0
+
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        book = nbformat.read(notebook, as_version=4)
+        env = {"MLFLOW_TRACKING_URI": env_uri, "ALPHAZERO_EXPERIMENT": "alphazero", "MPLBACKEND": "Agg"}
+        with pytest.MonkeyPatch.context() as patch:
+            for key, value in env.items():
+                patch.setenv(key, value)
+            nbclient.NotebookClient(book, timeout=300, resources={"metadata": {"path": str(tmp_path)}}).execute()
+        text = "\n".join(
+            str(output.get("text", "")) + str(output.get("data", {}).get("text/plain", ""))
+            for cell in book.cells
+            if cell.cell_type == "code"
+            for output in cell.get("outputs", [])
+        )
+        assert "4 runs in 'alphazero'" in text and "search.c_puct" in text, notebook.name
 
 
 def test_bad_params_stop_a_stage_with_one_line(project):
@@ -146,6 +246,21 @@ def test_bad_params_stop_a_stage_with_one_line(project):
     assert not (project / "data/selfplay/gen_9.npz").exists()
 
 
+def test_a_misspelt_key_costs_no_finished_stage(project):
+    """DVC deletes a stage's outputs before the stage can refuse its params; every output is cached, so
+    once the key is mended DVC restores them from its run cache instead of running the stage again."""
+    assert repro(project) == set()
+    edit_params(project, lambda p: p["search"].update(c_pcut=3.0))
+    try:
+        failed = run(["dvc", "repro"], project, check=False)
+    finally:
+        edit_params(project, lambda p: p["search"].pop("c_pcut"))
+    assert failed.returncode != 0 and "search.c_pcut: unknown key (misspelt?)" in failed.stderr
+    assert repro(project) == set(), "the finished stages come back from DVC's cache"
+    assert (project / "metrics/selfplay/gen_1.json").exists()
+    assert "up to date" in run(["dvc", "status"], project).stdout
+
+
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
@@ -157,11 +272,11 @@ def test_bad_params_stop_a_stage_with_one_line(project):
 def test_switching_the_game_needs_no_other_change(project, spec, expected):
     if spec.startswith("openspiel:"):
         pytest.importorskip("pyspiel")
-    edit_params(project, lambda p: p.update(game=spec))
+    edit_params(project, lambda p: p.update(game=spec, generations=p["generations"][:1]))  # one: a shorter test
     try:
         ran = repro(project)
     finally:
-        edit_params(project, lambda p: p.update(game="tictacmo"))
+        run(["git", "checkout", "params.yaml"], project)
     assert "init" in ran and "report" in ran
     report = (project / "reports/report.md").read_text()
     assert spec in report and expected in report

@@ -1,10 +1,13 @@
 """The Ray backend on a real two-node Ray cluster on 127.0.0.1: the same games as the process pool,
 a worker killed mid-chunk loses and doubles nothing, an unreachable cluster is one line."""
 
+import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from functools import partial
@@ -40,24 +43,40 @@ def free_port() -> int:
 def cluster():
     """A head node and a second node, one CPU each, both on 127.0.0.1. Ray's token authentication
     is off here, as it is for a cluster started without a token (a token left in ~/.ray by an
-    earlier local Ray would otherwise turn it on for the head alone)."""
+    earlier local Ray would otherwise turn it on for the head alone). Its own temporary folder names
+    its processes, so that the end stops them and no other Ray of the machine (`ray stop` stops all)."""
     auth = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     saved = {key: os.environ.get(key) for key in auth}
     os.environ.update(auth)
     env = dict(os.environ)
-    port = free_port()
+    port, folder = free_port(), tempfile.mkdtemp(prefix="ray-test-", dir="/tmp")  # short: Ray's socket paths
     node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
     start = ["ray", "start", *node]
     run = partial(subprocess.run, env=env, check=True, capture_output=True)
-    run([*start, "--head", f"--port={port}", "--include-dashboard=false"])
+    run([*start, "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={folder}"])
     try:
         run([*start, f"--address=127.0.0.1:{port}"])
         yield f"127.0.0.1:{port}"
     finally:
         ray.shutdown()
-        subprocess.run(["ray", "stop", "--force"], env=env, capture_output=True)
+        stop_processes_of(folder)
+        shutil.rmtree(folder, ignore_errors=True)
         for key, value in saved.items():
             os.environ.pop(key) if value is None else os.environ.update({key: value})
+
+
+def stop_processes_of(folder: str) -> None:
+    """Kill the Ray processes whose command line names `folder` (the cluster's session files)."""
+    import psutil
+
+    mine = []
+    for process in psutil.process_iter(["cmdline"]):
+        if any(folder in part for part in process.info["cmdline"] or []):
+            mine.append(process)
+    for process in mine:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    psutil.wait_procs(mine, timeout=30)
 
 
 def tiny(workers: Workers):

@@ -44,6 +44,7 @@ def ratings():
         {"name": "gen1", "rating": 120.0, "ci_low": 60.0, "ci_high": 180.0, "games": 40},
         {"name": "uct4", "rating": 50.0, "ci_low": -10.0, "ci_high": 110.0, "games": 40},
     ]
+    table = [dict(sorted(row.items())) for row in table]  # as metrics/evaluate.json gives it back
     versus_first = [{"generation": g, "player": "gen1", "win": 0.6, "draw": 0.1, "loss": 0.3} for g in (1, 2)]
     return RatingsResult(table, {0: "gen0", 1: "gen1", 2: "gen1"}, versus_first)
 
@@ -62,6 +63,8 @@ def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
     assert not re.search(r"src=['\"](?!data:)", page), "the page must not load anything from outside"
     assert all(f"({name})" in markdown for name in pngs)
     assert set(written) == {tmp_path / "report.html", tmp_path / "report.md", *tmp_path.glob("*.png")}
+    ratings_table = markdown[markdown.index("## Ratings") :]
+    assert ratings_table[ratings_table.index("|") :].startswith("| name |"), "the player first, then its figures"
 
 
 def test_sections_follow_the_experiments_that_ran(tmp_path):

@@ -202,3 +202,19 @@ def test_saved_parts_of_other_params_or_weights_are_played_again(tmp_path, playe
     run_selfplay(game, model, params, generation=1, progress=False, parts=tmp_path)
     run_selfplay(game, model, params, generation=2, progress=False, parts=tmp_path)
     assert [len(games) for games in played] == [4, 4, 4, 4]
+
+
+def test_a_log_file_gets_progress_lines_from_self_play_and_training(capsys):
+    """Where stderr is not a terminal (`nohup dvc repro > run.log 2>&1`), bars become lines."""
+    from pipeline.jobs.train import train_network
+
+    game, model, params = tiny()
+    result = run_selfplay(game, model, params, generation=1, progress=True)
+    train_network(game, model, result.samples, params.train.model_copy(update={"epochs": 2}), seed=0, progress=True)
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("self-play gen 1") and "8/8" in line for line in lines), lines
+    assert [line.split("  ")[0] for line in lines if line.startswith("train:")] == [
+        "train: epoch 1/2",
+        "train: epoch 2/2",
+    ]
+    assert not any("\r" in line for line in lines)

@@ -175,3 +175,23 @@ def test_two_sweep_workers_share_one_study_in_postgresql_and_keep_its_password_s
     assert password not in logged
     assert all(password not in text for text in outputs)
     assert password not in files_text(tmp_path / "sweeps")
+
+
+def test_a_database_store_that_refuses_the_login_stops_a_stage_in_one_line(postgres, tmp_path):  # noqa: F811
+    from pipeline.config import parse_params
+    from pipeline.jobs.tracking import warm_up
+    from pipeline.stores import StoreError
+
+    url = postgres.url("mlflow").replace("@", ":not-the-password@")
+    params = parse_params(
+        {"game": "tictactoe", "tracking": {"tracking_uri": url}, "generations": [{"gen": 1, "prev": 0}]}
+    )
+    try:
+        warm_up(params)
+    except StoreError as err:
+        message = str(err)
+    else:
+        raise AssertionError("a refused login passed the store check")
+    assert message.startswith(f"MLflow store {postgres.url('mlflow').replace('@', ':***@')}: ")
+    assert "password authentication failed" in message
+    assert "not-the-password" not in message and "\n" not in message

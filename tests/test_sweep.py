@@ -436,3 +436,20 @@ def test_urls_come_from_the_environment_where_params_leave_them_null(tmp_path, m
     assert resolve_storage(None, params) == "postgresql://sweeper@db/optuna"
     assert resolve_storage("journal:sweep.log", params) == "journal:sweep.log"
     assert tracking_uri(params) == "http://mlflow.example:5000"
+
+
+def test_a_report_of_a_new_study_leaves_no_parent_run_running(tmp_path):
+    params_path = tiny_params(tmp_path)
+    sweep_command.main(["--params", str(params_path), "--storage", storage_url(tmp_path, "sqlite"), "--report-only"])
+    _, parents, _ = sweep_runs(tmp_path, "tiny")
+    assert [parent.info.status for parent in parents] == ["FINISHED"]
+
+
+@pytest.mark.parametrize("option", [["--jobs", "0"], ["--jobs", "-1"], ["--trials", "-3"]])
+def test_no_workers_or_a_negative_trial_count_is_refused_in_one_line_before_anything_opens(tmp_path, capsys, option):
+    params_path = tiny_params(tmp_path)
+    with pytest.raises(SystemExit) as stopped:
+        sweep_command.main(["--params", str(params_path), "--storage", storage_url(tmp_path, "sqlite"), *option])
+    assert stopped.value.code == 1
+    assert capsys.readouterr().err.splitlines() == [f"error: {option[0]}: expected a positive integer, got {option[1]}"]
+    assert not (tmp_path / "sweep.db").exists() and not (tmp_path / "mlflow.db").exists()

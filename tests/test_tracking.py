@@ -1,23 +1,26 @@
 """MLflow runs end in the state of the work they track: a stage killed with SIGKILL leaves a RUNNING
-run that its re-run ends KILLED; logged params never show a password."""
+run that its re-run ends KILLED; logged params never show a password; each setting of the params is
+a parent run of its own, named for the DVC experiment that ran it, and a curve holds one value a step."""
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import yaml
 from mlflow import MlflowClient
 
 from pipeline.config import parse_params
-from pipeline.jobs.tracking import stage_run, start_pipeline_run
+from pipeline.jobs.tracking import default_tracking_uri, stage_run
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATIONS = [{"gen": 1, "prev": 0}]
 STAGE = """
 import sys, time
 from pipeline.config import parse_params
-from pipeline.jobs.tracking import stage_run
+from pipeline.jobs.tracking import default_tracking_uri, stage_run
 tracking = {"tracking_uri": sys.argv[1]}
 params = parse_params({"game": "tictactoe", "tracking": tracking, "generations": [{"gen": 1, "prev": 0}]})
 with stage_run(params, "selfplay", 1) as run:
@@ -27,10 +30,9 @@ with stage_run(params, "selfplay", 1) as run:
 
 
 def test_a_killed_stage_run_is_ended_killed_when_the_stage_runs_again(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # models/run.json and MLflow's artifacts
+    monkeypatch.chdir(tmp_path)  # MLflow's artifacts
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     params = parse_params({"game": "tictactoe", "tracking": {"tracking_uri": uri}, "generations": GENERATIONS})
-    start_pipeline_run(params)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     stage = subprocess.Popen([sys.executable, "-c", STAGE, uri], env=env, stdout=subprocess.PIPE, text=True)
     killed = stage.stdout.readline().strip()
@@ -52,8 +54,81 @@ def test_logged_params_mask_passwords(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     params = parse_params({"game": "tictactoe", "tracking": {"tracking_uri": uri}, "generations": GENERATIONS})
-    start_pipeline_run(params)
     with stage_run(params, "selfplay", 1) as run:
         run.log_params({"server": "http://ada:pa:ss@mlflow.example:5000", "storage": "postgresql://bo@db/optuna"})
     logged = MlflowClient(uri).get_run(run.run_id).data.params
     assert logged == {"server": "http://ada:***@mlflow.example:5000", "storage": "postgresql://bo@db/optuna"}
+
+
+def parents(uri: str) -> list:
+    client = MlflowClient(uri)
+    experiment = client.get_experiment_by_name("alphazero")
+    return client.search_runs([experiment.experiment_id], "tags.setting != ''", order_by=["attributes.start_time"])
+
+
+def test_each_setting_is_a_parent_run_of_its_own_with_its_params_and_experiment(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+
+    def params(c_puct: float, threads: int = 0):
+        tracking = {"tracking_uri": uri}
+        data = {"game": "tictactoe", "search": {"c_puct": c_puct}, "threads": threads, "tracking": tracking}
+        return parse_params({**data, "generations": GENERATIONS})
+
+    monkeypatch.setenv("DVC_EXP_NAME", "paper")
+    monkeypatch.setenv("DVC_EXP_BASELINE_REV", "0123abcd" * 5)
+    with stage_run(params(3.0), "selfplay", 1) as paper:
+        paper.log_metrics({"selfplay_games": 4.0})
+    with stage_run(params(3.0, threads=1), "train", 1) as same:  # where it runs is not part of the setting
+        same.log_metrics({"train_policy_loss": 1.5})
+    monkeypatch.setenv("DVC_EXP_NAME", "greedier")
+    with stage_run(params(2.0), "selfplay", 1) as greedier:
+        greedier.log_metrics({"selfplay_games": 6.0})
+    runs = parents(uri)
+    assert [run.info.run_name for run in runs] == ["paper", "greedier"]
+    assert [run.data.params["search.c_puct"] for run in runs] == ["3.0", "2.0"]
+    assert same.parent_id == paper.parent_id == runs[0].info.run_id and greedier.parent_id == runs[1].info.run_id
+    assert runs[0].data.tags["dvc_experiment"] == "paper"
+    assert runs[0].data.tags["mlflow.source.git.commit"] == "0123abcd" * 5
+    assert runs[0].data.metrics == {"selfplay_games": 4.0, "train_policy_loss": 1.5}
+    assert runs[1].data.metrics == {"selfplay_games": 6.0}
+
+
+def test_a_curve_holds_one_value_per_generation_when_a_stage_logs_twice(tmp_path, monkeypatch):
+    """An orphaned stage (its `dvc` killed, not its group) logs, then its re-run logs the same generation."""
+    monkeypatch.chdir(tmp_path)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    params = parse_params({"game": "tictactoe", "tracking": {"tracking_uri": uri}, "generations": GENERATIONS})
+    for value in (0.5, 0.6):
+        with stage_run(params, "gate", 1) as run:
+            run.log_metrics({"gate_score": value})
+    with stage_run(params, "report", 1) as report:
+        report.log_history([("gate_score", 0.7, 1), ("gate_score", 0.4, 2)])
+    history = MlflowClient(uri).get_metric_history(report.parent_id, "gate_score")
+    assert sorted((m.step, m.value) for m in history) == [(1, 0.5), (2, 0.4)]
+
+
+def test_the_default_store_of_a_dvc_run_is_at_the_repository_root(tmp_path, monkeypatch):
+    """`dvc exp run --temp` and queued experiments run in a copy under .dvc/tmp; DVC names the root."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    monkeypatch.setenv("DVC_ROOT", str(tmp_path))
+    assert default_tracking_uri(tmp_path / ".dvc/tmp/exps/tmp1234") == f"sqlite:///{tmp_path / 'mlflow.db'}"
+
+
+def test_a_store_where_nothing_answers_stops_a_stage_in_one_line_before_any_work(tmp_path):
+    with socket.socket() as probe:  # a port where nothing listens
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params.update(game="tictactoe", workers=1, generations=GENERATIONS)
+    params["tracking"]["tracking_uri"] = f"http://ada:s3cret@127.0.0.1:{port}"
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for stage in (["init"], ["selfplay", "1", "0"]):
+        done = subprocess.run([sys.executable, "-m", f"stages.{stage[0]}", *stage[1:]], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == [
+        f"error: MLflow store http://ada:***@127.0.0.1:{port}: nothing answers at 127.0.0.1:{port} (Connection refused)"
+    ]
+    assert not (tmp_path / "data/selfplay").exists(), "no game was played"

@@ -80,9 +80,11 @@ def summary(name: str) -> str:
     data = card(name)
     network, training = data.get("network") or {}, data.get("training") or {}
     shape = f"{network.get('blocks', '?')}x{network.get('channels', '?')} SENet"
-    trained = (
-        f"trained on {training.get('selfplay_games', '?')} self-play games at "
-        f"{training.get('simulations', '?')} simulations a move ({training.get('wall', '?')})"
+    trained = (  # the totals are over every generation behind it, warm starts included, not only its last run's
+        f"in all {training.get('generations', '?')} generations, {training.get('selfplay_games', '?')} self-play "
+        f"games at {training.get('simulations', '?')} simulations a move ({training.get('wall', '?')})"
     )
     where = card_path(name).relative_to(FOLDER.parent.parent)
-    return f"{name} champion: generation {data.get('generation', '?')}, {shape}, {trained} — see {where}"
+    return (
+        f"{name} champion: {shape}, generation {data.get('generation', '?')} of its last run; {trained} — see {where}"
+    )

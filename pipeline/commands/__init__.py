@@ -17,6 +17,7 @@ COMMANDS = {  # name: one line for `python -m pipeline --help`
     "benchmark_curve": "Connect-4 mistakes of every generation of a run, against the compute spent",
     "sweep": "an Optuna study of the search params, and its report",
     "champions": "the shipped champions, one line each",
+    "compare": "the pipeline runs of an MLflow experiment side by side: params that differ, curves",
 }
 
 

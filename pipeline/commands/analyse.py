@@ -26,7 +26,6 @@ match).
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from itertools import islice
@@ -34,7 +33,7 @@ from itertools import islice
 import numpy as np
 
 from pipeline.clip import clip
-from pipeline.commands.cli import entry_point
+from pipeline.commands.cli import command_parser, entry_point
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import ConnectGame
@@ -67,7 +66,7 @@ def as_text(game: Game, result: dict) -> str:
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline analyse", description=__doc__.splitlines()[0])
+    parser = command_parser("analyse", __doc__)
     add_network_arguments(parser)
     parser.add_argument("--sims", type=int, default=0, help="search simulations per position; 0 = the raw network")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")

@@ -9,7 +9,6 @@ per process. Threads follow the free cores (pipeline/threads.py) unless `--threa
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pipeline.commands.cli import command_parser
 from pipeline.config import TrainParams, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.selfplay import run_selfplay
@@ -253,7 +253,7 @@ def _table(figures: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline bench", description=__doc__.splitlines()[0])
+    parser = command_parser("bench", __doc__)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from pipeline.agents.recipes import search_config
-from pipeline.commands.cli import entry_point
+from pipeline.commands.cli import UsageError, entry_point
 from pipeline.config import BenchmarkParams, load_params
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
@@ -43,7 +43,10 @@ def main(argv):
     parser.add_argument("--root", choices=["puct", "gumbel"], help="root search to score with (default: the run's)")
     parser.add_argument("--json", action="store_true", help="one JSON row per generation, set and chooser")
     args = parser.parse_args(argv)
-    params = load_params(args.run / "params.yaml")
+    params_file = args.run / "params.yaml"
+    params = load_params(params_file)
+    if params.game != "connect4":  # Pons' positions are Connect-4 moves: another game's board cannot read them
+        raise UsageError(f"{params_file}: game {params.game!r}; benchmark_curve scores Connect-4 runs only")
     game = make_game(params.game)
     compute = run_compute(args.run)
     networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(len(compute))]

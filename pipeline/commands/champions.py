@@ -1,14 +1,12 @@
 """`python -m pipeline champions`: the shipped champions, one line each, from their cards."""
 
-import argparse
-
 from pipeline.champions import names, summary
-from pipeline.commands.cli import entry_point
+from pipeline.commands.cli import command_parser, entry_point
 
 
 @entry_point
 def main(argv):
-    argparse.ArgumentParser(prog="python -m pipeline champions", description=__doc__.splitlines()[0]).parse_args(argv)
+    command_parser("champions", __doc__).parse_args(argv)
     for name in names():
         print(summary(name))
     if not names():

@@ -3,10 +3,12 @@ from params so workers never oversubscribe the cores."""
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 from functools import wraps
 
+from pipeline.atomic import WriteError
 from pipeline.clip import clip
 from pipeline.config import ConfigError, Params
 from pipeline.credentials import mask_passwords
@@ -16,6 +18,7 @@ from pipeline.jobs.tracking import TrackingError
 from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError
 from pipeline.nets.evaluator import use_device
+from pipeline.stores import StoreError
 from pipeline.threads import use_threads
 
 
@@ -23,7 +26,17 @@ class UsageError(ValueError):
     """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
 
 
-USER_ERRORS = (BackendError, ConfigError, CheckpointError, DataError, IllegalMove, TrackingError, UsageError)
+USER_ERRORS = (
+    BackendError,
+    ConfigError,
+    CheckpointError,
+    DataError,
+    IllegalMove,
+    StoreError,
+    TrackingError,
+    UsageError,
+    WriteError,
+)
 
 
 def entry_point(main):
@@ -46,6 +59,21 @@ def entry_point(main):
             sys.exit(130)
 
     return wrapper
+
+
+def command_parser(name: str, doc: str, **options) -> argparse.ArgumentParser:
+    """The parser of `python -m pipeline <name>`, described by the first paragraph of the command's
+    docstring: whole sentences, where its first line would stop mid-sentence."""
+    description = " ".join(doc.split("\n\n")[0].split())
+    return argparse.ArgumentParser(prog=f"python -m pipeline {name}", description=description, **options)
+
+
+def refuse_below(minimum: int, options: dict[str, int | None]) -> None:
+    """A usage error naming the first option (of those given: None is not) below `minimum`."""
+    for option, value in options.items():
+        if value is not None and value < minimum:
+            expected = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+            raise UsageError(f"{option}: expected {expected}, got {value}")
 
 
 def use_params_machine(params: Params) -> None:

@@ -13,11 +13,10 @@ search (`--root gumbel`, no noise) sequential halving's choice.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from pipeline import champions
-from pipeline.commands.cli import entry_point
+from pipeline.commands.cli import command_parser, entry_point
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.nets.checkpoint import load_checkpoint
@@ -27,7 +26,7 @@ from pipeline.search import CachingEvaluator, SearchConfig
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline connect4_benchmark", description=__doc__.splitlines()[0])
+    parser = command_parser("connect4_benchmark", __doc__)
     parser.add_argument("checkpoint", help="a checkpoint file or a shipped champion's name")
     parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
     parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")

@@ -16,7 +16,6 @@ where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hol
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
-from pipeline.commands.cli import UsageError, entry_point
+from pipeline.commands.cli import UsageError, command_parser, entry_point, refuse_below
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
@@ -34,18 +33,22 @@ from pipeline.nets.checkpoint import load_checkpoint
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline match", description=__doc__.splitlines()[0])
-    parser.add_argument("first")
-    parser.add_argument("second")
-    parser.add_argument("--games-per-seating", type=int, default=20)
-    parser.add_argument("--rollouts", type=int, default=None, help="default: search.rollouts of params.yaml")
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others")
+    parser = command_parser("match", __doc__)
+    parser.add_argument("first", metavar="A", help="a checkpoint file or a shipped champion's name (the player scored)")
+    parser.add_argument(
+        "second", metavar="B", help=f"its opponent, of the baselines the game allows: {expected((*BASELINES, NETWORK))}"
+    )
+    parser.add_argument("--games-per-seating", type=int, default=20, help="games in each seating (default 20)")
+    parser.add_argument(
+        "--rollouts", type=int, default=None, help="the networks' search budget (default: search.rollouts)"
+    )
+    parser.add_argument(
+        "--params", default="params.yaml", help="the params file the game and the search settings come from"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
+    parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
-    for option, value in (("--games-per-seating", args.games_per_seating), ("--rollouts", args.rollouts)):
-        if value is not None and value < 1:
-            raise UsageError(f"{option}: expected a positive integer, got {value}")
+    refuse_below(1, {"--games-per-seating": args.games_per_seating, "--rollouts": args.rollouts})
     first = champions.resolve(args.first)  # an unknown name says so before the params are read
     params = load_params(args.params)
     game = make_game(params.game)

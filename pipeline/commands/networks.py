@@ -4,6 +4,7 @@ registry's champion (`--champion`), and the game it plays; shared by `analyse` a
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 from pathlib import Path
 
@@ -35,7 +36,9 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
     if args.champion:
         uri = args.tracking_uri or default_tracking_uri()
         with tempfile.TemporaryDirectory() as directory:
-            return _load(parser, download_champion(uri, args.model_name, Path(directory)), args.game)
+            path, version = download_champion(uri, args.model_name, Path(directory))
+            print(f"champion: {version}", file=sys.stderr)
+            return _load(parser, path, args.game)
     if args.checkpoint:
         return _load(parser, champions.resolve(args.checkpoint), args.game)
     if not args.game:

@@ -18,7 +18,6 @@ CHECKPOINT, no --champion) `--game` names the game and only `human`, `uct` and `
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
@@ -27,7 +26,7 @@ from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, parse_player
 from pipeline.agents.recipes import champion_play
-from pipeline.commands.cli import entry_point
+from pipeline.commands.cli import command_parser, entry_point
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
@@ -135,7 +134,7 @@ def result_line(game: Game, agents: list[Agent], scores: np.ndarray) -> str:
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline play", description=__doc__.splitlines()[0])
+    parser = command_parser("play", __doc__)
     add_network_arguments(parser)
     parser.add_argument("--seats", help="who sits where, e.g. human,az or az,human,uct:500 (default human,az,...)")
     parser.add_argument("--sims", type=int, default=50, help="search budget of az and uct seats without their own")

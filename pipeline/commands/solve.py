@@ -14,10 +14,10 @@ vector after each legal move, the number of positions solved and the time taken.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from pipeline.clip import clip
+from pipeline.commands.cli import command_parser
 from pipeline.solvers.pig import hold_thresholds, solve_pig
 
 
@@ -62,7 +62,7 @@ def solve_tictacmo_position(moves: str, tie_break: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m pipeline solve", description=__doc__.splitlines()[0])
+    parser = command_parser("solve", __doc__)
     sub = parser.add_subparsers(dest="game", required=True)
     pig = sub.add_parser("pig", help="two-player Pig by value iteration")
     pig.add_argument("--goal", type=int, default=100)

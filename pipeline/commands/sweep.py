@@ -9,19 +9,18 @@ every trial, plots) is written to `--out` (default `sweeps/<study>`) when the wo
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import optuna
 
 from pipeline.atomic import write_json
-from pipeline.commands.cli import entry_point
+from pipeline.commands.cli import command_parser, entry_point, refuse_below
 from pipeline.config import load_params
 from pipeline.jobs.sweep import (
     VERSUS,
     open_study,
     panel_specs,
-    parent_run,
+    publish_report,
     resolve_storage,
     run_worker,
     run_workers,
@@ -29,12 +28,11 @@ from pipeline.jobs.sweep import (
 )
 from pipeline.jobs.sweep_report import write_report
 from pipeline.jobs.sweep_storage import open_storage
-from pipeline.jobs.tracking import log_to_run
 
 
 @entry_point
 def main(argv):
-    parser = argparse.ArgumentParser(prog="python -m pipeline sweep", description=__doc__.splitlines()[0])
+    parser = command_parser("sweep", __doc__)
     parser.add_argument("--params", default="params.yaml")
     parser.add_argument(
         "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
@@ -48,6 +46,8 @@ def main(argv):
         "--versus-baseline", type=int, default=0, metavar="G", help="best vs baseline trial, G games per seating"
     )
     args = parser.parse_args(argv)
+    refuse_below(1, {"--jobs": args.jobs, "--trials": args.trials})  # before a study or a run is opened
+    refuse_below(0, {"--worker": args.worker, "--versus-baseline": args.versus_baseline})
     params = load_params(args.params)
     url = resolve_storage(args.storage, params)
     trials = args.trials or params.sweep.trials
@@ -68,7 +68,7 @@ def main(argv):
         write_json(out / VERSUS, versus)
         metrics = {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
     report = write_report(study, params, Path(args.params), out)
-    log_to_run(params, parent_run(params, study, url), metrics, out)
+    publish_report(params, study, url, metrics, out)
     print(f"report: {report}")
     if failed:  # the report shows the study as it stands; a re-run finishes it
         raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")

@@ -14,7 +14,10 @@ import html
 import io
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from pipeline.atomic import atomic_path, write_text
+from pipeline.config import NOT_SETTING, Params
 from pipeline.jobs.experiments import Evaluation, ReportContext
 from pipeline.jobs.sections import Plot, Section, plt
 
@@ -39,6 +42,36 @@ def generation_rows(selfplay: list[dict], train: list[dict], gate: list[dict]) -
         }
         for g, (s, t, gt) in enumerate(zip(selfplay, train, gate), start=1)
     ]
+
+
+# --- params --------------------------------------------------------------------------------------
+def params_section(params: Params, key: str) -> Section:
+    """The params that produced this run, one row per section (all but where it ran and logged), so a
+    report read beside another says what differs; `key` finds the run in MLflow."""
+    rows = []
+    for name in Params.model_fields:
+        if name in NOT_SETTING:
+            continue
+        value = getattr(params, name)
+        if name == "generations":
+            text = str(params.final_generation)
+        elif isinstance(value, BaseModel):
+            text = ", ".join(f"{k} {v}" for k, v in _flat(value.model_dump()).items())
+        else:
+            text = str(value)
+        rows.append({"params": name, "values": text})
+    text = f"The MLflow parent run of this setting carries the tag `setting = {key}`."
+    return Section("Params", text, tables=[rows])
+
+
+def _flat(data: dict, prefix: str = "") -> dict:
+    flat = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 # --- training ------------------------------------------------------------------------------------
@@ -74,7 +107,7 @@ def training_section(game: str, selfplay: list[dict], train: list[dict], gate: l
     ax.axhline(threshold, color="tab:red", linestyle="--", label=f"threshold {threshold}")
     ax.set(xlabel="generation", ylabel="share of seat pairs", ylim=(0, 1.1), title="candidate vs best so far")
     ax.set_xticks(x)
-    ax.legend(fontsize=7, loc="lower left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the bars, not over the first ones
     games = gate[0].get("gate_games", "?") if gate else "?"
     gate_plot = Plot(
         "gate",
@@ -140,15 +173,23 @@ def write_report(
     gate: list[dict],
     evaluation: Evaluation,
     start: dict | None = None,
+    preface: tuple[Section, ...] = (),
 ) -> list[Path]:
-    """Write report.html, report.md and a PNG per plot under `out`; return the paths: the training
-    section, then each experiment's (`pipeline/jobs/experiments/`). `start`: the compute behind generation 0."""
+    """Write report.html, report.md and a PNG per plot under `out`; return the paths: the `preface`
+    (the run's params), the training section, then each experiment's (`pipeline/jobs/experiments/`).
+    `start`: the compute behind generation 0."""
     context = ReportContext(game, selfplay, train, gate, start)
-    sections = [training_section(game, selfplay, train, gate), *evaluation.sections(context)]
+    sections = [*preface, training_section(game, selfplay, train, gate), *evaluation.sections(context)]
+    return write_pages(out, "report", f"AlphaZero report: {game}", sections)
+
+
+def write_pages(out: Path, stem: str, title: str, sections: list[Section]) -> list[Path]:
+    """`<stem>.html` (one self-contained page, plots embedded) and `<stem>.md` beside a PNG per plot,
+    under `out`; return the paths, the HTML page first."""
     written: list[Path] = []
-    markdown = [f"# AlphaZero report: {game}", "", "The full report with every plot is `report.html`.", ""]
-    page = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(game)}</title><style>{_STYLE}</style>"]
-    page.append(f"<h1>AlphaZero report: {html.escape(game)}</h1>")
+    markdown = [f"# {title}", "", f"The full page with every plot is `{stem}.html`.", ""]
+    page = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title><style>{_STYLE}</style>"]
+    page.append(f"<h1>{html.escape(title)}</h1>")
     for section in sections:
         markdown += [f"## {section.title}", section.text, ""]
         page += [f"<h2>{html.escape(section.title)}</h2>", f"<p>{html.escape(section.text)}</p>"]
@@ -167,6 +208,6 @@ def write_report(
                 f"<figure><img alt='{plot.name}' src='data:image/png;base64,{encoded}'>"
                 f"<figcaption>{html.escape(plot.caption)}</figcaption></figure>"
             )
-    write_text(out / "report.md", "\n".join(markdown))
-    write_text(out / "report.html", "\n".join(page) + "\n")
-    return [out / "report.html", out / "report.md", *written]
+    write_text(out / f"{stem}.md", "\n".join(markdown))
+    write_text(out / f"{stem}.html", "\n".join(page) + "\n")
+    return [out / f"{stem}.html", out / f"{stem}.md", *written]

@@ -44,6 +44,7 @@ from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_s
 from pipeline.jobs.tracking import (
     child_run,
     download_run_artifact,
+    log_to_run,
     set_run_status,
     settle_runs,
     sweep_parent_run,
@@ -184,7 +185,8 @@ class Objective:
         params = trial_params(self.base, values)
         last: dict[str, float] = {}
         tags = {"sweep_study": params.sweep.study, "optuna_trial": str(trial.number)}
-        with child_run(params, self.parent_run, f"trial {trial.number}", tags, mirror=False) as run:
+        parent = self.parent_run
+        with child_run(params, lambda client: parent, f"trial {trial.number}", tags, mirror=False) as run:
             trial.set_user_attr(RUN_ID, run.run_id)  # ended FAILED by whoever fails this trial as lost
             run.log_params({**values, "selfplay.games": params.selfplay.games})
 
@@ -272,6 +274,16 @@ def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0,
         else:
             study.optimize(objective, n_trials=1)
     bar.close()
+    if not _running(study):
+        set_run_status(params, parent, "FINISHED")
+
+
+def publish_report(params: Params, study: optuna.Study, storage_url: str, metrics: dict, folder: Path) -> None:
+    """The report's files and `metrics` on the study's parent run. With no trial running, the parent
+    ends FINISHED (a `--report-only` on a new study included); a worker that resumes the study runs it
+    again."""
+    parent = parent_run(params, study, storage_url)
+    log_to_run(params, parent, metrics, folder)
     if not _running(study):
         set_run_status(params, parent, "FINISHED")
 

@@ -1,16 +1,20 @@
 """The one place that talks to MLflow: the pipeline's parent run, one child run per stage and
 generation, per-generation metrics on the parent, artifacts, and the registry's `champion` alias.
 
-A pipeline lineage is one parent run, created by the `init` stage and recorded in `models/run.json`;
-every later stage (a separate process under DVC) logs under that parent. A sweep is one parent run per
-Optuna study, in the `<experiment>-sweeps` experiment, with one child run per trial.
+A pipeline run is one parent run per *setting*: every param the run's outputs depend on (all but
+where it runs and logs). Each stage (a separate process under DVC) finds its setting's parent by a
+hash of those params, or creates it, so a `dvc exp run -S search.c_puct=2` is a run of its own beside
+the old one, whichever stages DVC reuses. A sweep is one parent run per Optuna study, in the
+`<experiment>-sweeps` experiment, with one child run per trial.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import subprocess
 import threading
 import time
 from concurrent.futures import Future
@@ -18,14 +22,19 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from pipeline import owners
-from pipeline.atomic import write_json
 from pipeline.config import Params
 from pipeline.credentials import mask_passwords
 from pipeline.nets import CheckpointError
+from pipeline.stores import check_store
 
-RUN_FILE = Path("models/run.json")
 CHAMPION_ALIAS = "champion"
 OWNER = "owner"  # tag of a child run: its process (pipeline.owners), to tell a killed stage's run
+SETTING = "setting"  # tag of a pipeline's parent run: the hash of its setting (`setting_key`)
+DVC_EXPERIMENT = "dvc_experiment"  # tag: the DVC experiment that ran the setting (`dvc exp run -n NAME`)
+GIT_COMMIT = "mlflow.source.git.commit"  # MLflow's own tag, shown in its UI: the code's commit
+# Per-generation figures of each stage's metrics file, as MLflow names them: this prefix, then the key.
+STAGE_PREFIX = {"selfplay": "selfplay_", "train": "train_", "gate": ""}
+NOT_FIGURES = ("threshold",)  # a param copied into the gate's file for the report, not a figure
 log = logging.getLogger(__name__)
 
 
@@ -36,17 +45,21 @@ def tracking_uri(params: Params, root: Path | str = ".") -> str:
 
 def default_tracking_uri(root: Path | str = ".") -> str:
     """`$MLFLOW_TRACKING_URI` (MLflow's own variable: a server's URI with its secrets stays out of
-    params.yaml), else the embedded store: an absolute SQLite path at the project root, so DVC's
-    temporary experiment copies log to the same database."""
+    params.yaml), else the embedded store: an absolute SQLite path at the project root. Under DVC the
+    root is `$DVC_ROOT`, so experiments that DVC runs in a temporary copy (`dvc exp run --temp`,
+    `--queue`) log to the same database as the workspace."""
+    root = os.environ.get("DVC_ROOT") or root
     return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path(root).resolve() / 'mlflow.db'}"
 
 
 def warm_up(params: Params) -> None:
-    """Start connecting to the params' store in a background thread. Importing MLflow and opening
-    its store take 1-2 s of every stage; a stage calls this once its own imports are done, and the
-    connection is made while it loads its inputs and starts its worker pool."""
+    """Check that the params' store answers (a `StoreError` in one line within seconds, before any
+    work), then start connecting to it in a background thread. Importing MLflow and opening its store
+    take 1-2 s of every stage; a stage calls this once its own imports are done, and the connection is
+    made while it loads its inputs and starts its worker pool."""
     uri = tracking_uri(params)
     if uri not in _clients:
+        check_store(uri)
         future: Future = Future()
         _clients[uri] = future
 
@@ -93,14 +106,18 @@ def _flatten(data: dict, prefix: str = "") -> dict[str, str]:
 
 
 def _experiment_id(client, name: str) -> str:
-    """The named experiment, created on first use (by whichever process gets there first)."""
+    """The named experiment, created on first use (by whichever process gets there first). In a local
+    store its artifacts live in `mlruns/<name>/` beside it at the project root (`$DVC_ROOT` under DVC), not
+    in the working folder of whichever process created it (a temporary experiment's copy)."""
     from mlflow.exceptions import MlflowException
 
     experiment = client.get_experiment_by_name(name)
     if experiment:
         return experiment.experiment_id
+    store = client.tracking_uri.removeprefix("sqlite:///")
+    location = (Path(store).resolve().parent / "mlruns" / name).as_uri() if store != client.tracking_uri else None
     try:
-        return client.create_experiment(name)
+        return client.create_experiment(name, artifact_location=location)
     except MlflowException:  # another worker created it a moment ago
         return client.get_experiment_by_name(name).experiment_id
 
@@ -111,38 +128,92 @@ def _log_params(client, run_id: str, data: dict) -> None:
         client.log_param(run_id, key, mask_passwords(value))
 
 
-def start_pipeline_run(params: Params, run_file: Path = RUN_FILE) -> str:
-    """Create the lineage's parent run, log every param once, and record its id."""
-    client = _client(params)
+def setting_key(params: Params) -> str:
+    """A short hash of the params' setting (`Params.setting`): the identity of its parent run."""
+    return hashlib.sha256(json.dumps(params.setting(), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def setting_run_id(client, params: Params) -> str:
+    """The parent run of the params' setting: found by its key, else created with every param of the
+    setting, the game, the DVC experiment's name and the git commit as tags."""
+    key = setting_key(params)
     experiment_id = _experiment_id(client, params.tracking.experiment)
-    run = client.create_run(experiment_id, run_name=f"{params.game}-seed{params.seed}", tags={"game": params.game})
-    _log_params(client, run.info.run_id, params.model_dump(exclude={"generations", "sweep"}))
-    write_json(run_file, {"run_id": run.info.run_id, "experiment_id": experiment_id})
-    return run.info.run_id
+    name = os.environ.get("DVC_EXP_NAME") or f"{params.game}-seed{params.seed}-{key[:6]}"
+    tags = {"game": params.game, **_source_tags()}
+    return _shared_run(client, experiment_id, {SETTING: key}, tags, name, params.setting())
 
 
-def pipeline_run_id(run_file: Path = RUN_FILE) -> str:
-    return json.loads(Path(run_file).read_text())["run_id"]
+def _source_tags() -> dict[str, str]:
+    """The DVC experiment that runs this stage (DVC sets `$DVC_EXP_NAME` and `$DVC_EXP_BASELINE_REV`
+    in `dvc exp run`), and the git commit of the code: the experiment's baseline, else HEAD."""
+    tags = {DVC_EXPERIMENT: os.environ["DVC_EXP_NAME"]} if os.environ.get("DVC_EXP_NAME") else {}
+    commit = os.environ.get("DVC_EXP_BASELINE_REV")
+    if not commit:
+        try:
+            head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+            commit = head.stdout.strip() if head.returncode == 0 else None
+        except (OSError, subprocess.SubprocessError):  # no git here: no commit to name
+            commit = None
+    return {**tags, GIT_COMMIT: commit} if commit else tags
+
+
+def _shared_run(client, experiment_id: str, identity: dict, tags: dict, name: str, params: dict) -> str:
+    """The run whose tags hold `identity`, shared by every process on any machine. A process that finds
+    none creates one; then every process adopts the oldest and deletes its own if it is not that one,
+    so processes starting at the same moment still agree on a single run."""
+    query = " and ".join(f"tags.{key} = '{value}'" for key, value in identity.items())
+
+    def found():
+        runs = client.search_runs([experiment_id], query, max_results=100)
+        return sorted(runs, key=lambda r: (r.info.start_time, r.info.run_id))
+
+    existing = found()
+    if existing:
+        return existing[0].info.run_id
+    mine = client.create_run(experiment_id, run_name=name, tags={**identity, **tags}).info.run_id
+    oldest = found()[0].info.run_id
+    if oldest != mine:
+        client.delete_run(mine)
+    else:
+        _log_params(client, mine, params)
+    return oldest
+
+
+def stage_metrics(stage: str, figures: dict) -> dict[str, float]:
+    """The numbers of a stage's metrics file (`metrics/<stage>/gen_N.json`) that MLflow keeps per
+    generation, under their MLflow names: the stage logs them, and the report copies those of stages
+    DVC reused into a new setting's run."""
+    prefix = STAGE_PREFIX[stage]
+    return {
+        f"{prefix}{key}": float(value)
+        for key, value in figures.items()
+        if isinstance(value, int | float) and key not in NOT_FIGURES
+    }
 
 
 @contextmanager
 def child_run(
-    params: Params, parent_id: str, name: str, tags: dict, generation: int | None = None, mirror=True, replaces=False
+    params: Params, find_parent, name: str, tags: dict, generation: int | None = None, mirror=True, replaces=False
 ):
-    """A child run of `parent_id`, tagged with its process (`owner`); FAILED if the body raises, unless
-    the body ended it itself. The run is created when first used but dated from here, so the body's
-    work starts while `warm_up` is still connecting to the store. `replaces`: a run with the same tags
-    left RUNNING by a process of this host that is gone (a killed stage) ends KILLED first."""
+    """A child run of the parent `find_parent(client)` names, tagged with its process (`owner`); FAILED
+    if the body raises, unless the body ended it itself. The run (and the parent) are looked up when
+    first used but dated from here, so the body's work starts while `warm_up` is still connecting to
+    the store. The parent is RUNNING while a child runs. `replaces`: a run with the same tags left
+    RUNNING by a process of this host that is gone (a killed stage) ends KILLED first."""
     started_ms = int(time.time() * 1000)
 
-    def create(client) -> str:
-        experiment_id = _parent(client, params, parent_id).info.experiment_id
+    def create(client) -> tuple[str, str]:
+        parent_id = find_parent(client)
+        parent = _parent(client, params, parent_id)
+        if parent.info.status != "RUNNING":
+            client.update_run(parent_id, "RUNNING")
         if replaces:
-            _end_killed_twins(client, params, experiment_id, parent_id, tags)
+            _end_killed_twins(client, params, parent.info.experiment_id, parent_id, tags)
         run_tags = {"mlflow.parentRunId": parent_id, OWNER: owners.current(), **tags}
-        return client.create_run(experiment_id, start_time=started_ms, run_name=name, tags=run_tags).info.run_id
+        created = client.create_run(parent.info.experiment_id, start_time=started_ms, run_name=name, tags=run_tags)
+        return parent_id, created.info.run_id
 
-    child = StageRun(params, parent_id, create, generation, mirror)
+    child = StageRun(params, create, generation, mirror)
     try:
         yield child
     except BaseException:
@@ -161,8 +232,8 @@ def _parent(client, params: Params, parent_id: str):
         return client.get_run(parent_id)
     except MlflowException:
         raise TrackingError(
-            f"{RUN_FILE}: parent run {parent_id} is not in the MLflow store {mask_passwords(tracking_uri(params))} "
-            "(deleted or replaced?); `dvc repro --force init` starts a new lineage"
+            f"parent run {parent_id} is not in the MLflow store {mask_passwords(tracking_uri(params))} "
+            "(deleted or replaced?)"
         ) from None
 
 
@@ -184,11 +255,11 @@ def _end_killed_twins(client, params: Params, experiment_id: str, parent_id: str
 
 
 def stage_run(params: Params, stage: str, generation: int | None = None):
-    """A child run of the pipeline's parent for one stage (and generation), replacing the run of a
+    """A child run of the setting's parent run for one stage (and generation), replacing the run of a
     killed earlier attempt."""
     name = stage if generation is None else f"{stage}-gen{generation}"
     tags = {"stage": stage, "generation": str(generation or "")}
-    return child_run(params, pipeline_run_id(), name, tags, generation, replaces=True)
+    return child_run(params, lambda client: setting_run_id(client, params), name, tags, generation, replaces=True)
 
 
 def settle_runs(params: Params, run_ids: list[str], status: str, **tags: str) -> None:
@@ -213,37 +284,21 @@ def set_run_status(params: Params, run_id: str, status: str) -> None:
 
 def sweep_parent_run(params: Params, study: str, uid: str, settings: dict) -> str:
     """The study's parent run, shared by every worker on any machine and found by the study's identity
-    `uid`, not its name alone (a new study may reuse the name). A worker that finds none creates one;
-    then every worker adopts the oldest and deletes its own if it is not that one, so workers starting
-    at the same moment still agree on a single parent."""
+    `uid`, not its name alone (a new study may reuse the name)."""
     client = _client(params)
     experiment_id = _experiment_id(client, f"{params.tracking.experiment}-sweeps")
-    query = f"tags.sweep_study = '{study}' and tags.sweep_uid = '{uid}' and tags.sweep_role = 'parent'"
-
-    def parents():
-        runs = client.search_runs([experiment_id], query, max_results=100)
-        return sorted(runs, key=lambda r: (r.info.start_time, r.info.run_id))
-
-    found = parents()
-    if found:
-        return found[0].info.run_id
-    tags = {"sweep_study": study, "sweep_uid": uid, "sweep_role": "parent", "game": params.game}
-    mine = client.create_run(experiment_id, run_name=f"sweep {study}", tags=tags).info.run_id
-    oldest = parents()[0].info.run_id
-    if oldest != mine:
-        client.delete_run(mine)
-    else:
-        _log_params(client, mine, settings)
-    return oldest
+    identity = {"sweep_study": study, "sweep_uid": uid, "sweep_role": "parent"}
+    return _shared_run(client, experiment_id, identity, {"game": params.game}, f"sweep {study}", settings)
 
 
 class StageRun:
-    """A child run, created on first use by `create(client) -> run id` (see `child_run`)."""
+    """A child run, created on first use by `create(client) -> (parent id, run id)` (see `child_run`)."""
 
-    def __init__(self, params: Params, parent_id: str, create, generation: int | None, mirror=True):
-        self.params, self.parent_id, self.generation = params, parent_id, generation
+    def __init__(self, params: Params, create, generation: int | None, mirror=True):
+        self.params, self.generation = params, generation
         self.mirror, self.ended = mirror, False
-        self._create, self._run_id = create, None
+        self._create, self._ids = create, None
+        self._parent_steps: dict[str, set[int]] = {}  # metric -> steps the parent holds, read once per metric
 
     @property
     def client(self):
@@ -251,9 +306,16 @@ class StageRun:
 
     @property
     def run_id(self) -> str:
-        if self._run_id is None:
-            self._run_id = self._create(self.client)
-        return self._run_id
+        return self._created()[1]
+
+    @property
+    def parent_id(self) -> str:
+        return self._created()[0]
+
+    def _created(self) -> tuple[str, str]:
+        if self._ids is None:
+            self._ids = self._create(self.client)
+        return self._ids
 
     def log_metrics(self, metrics: dict[str, float], prefix: str = "", step: int | None = None) -> None:
         """On the child run, and (`mirror`) on the parent with the generation as step (curves over
@@ -261,8 +323,25 @@ class StageRun:
         step = step if step is not None else self.generation or 0
         for key, value in metrics.items():
             self.client.log_metric(self.run_id, f"{prefix}{key}", float(value), step=step)
-            if self.mirror:
-                self.client.log_metric(self.parent_id, f"{prefix}{key}", float(value), step=step)
+        if self.mirror:
+            self.log_history([(f"{prefix}{key}", value, step) for key, value in metrics.items()])
+
+    def log_history(self, points: list[tuple[str, float, int]]) -> None:
+        """(metric, value, step) points on the parent, each (metric, step) once: a stage that ran twice
+        (an orphan of a killed `dvc`, then its re-run) or the report copying the figures of reused
+        stages never gives a curve two values at one step. The first value logged stays."""
+        from mlflow.entities import Metric
+
+        client, parent_id = self.client, self.parent_id
+        now, new = int(time.time() * 1000), []
+        for key, value, step in points:
+            if key not in self._parent_steps:
+                self._parent_steps[key] = {m.step for m in client.get_metric_history(parent_id, key)}
+            if step not in self._parent_steps[key]:
+                self._parent_steps[key].add(step)
+                new.append(Metric(key, float(value), now, step))
+        for start in range(0, len(new), 1000):  # MLflow's limit of metrics per batch
+            client.log_batch(parent_id, metrics=new[start : start + 1000])
 
     def log_params(self, data: dict) -> None:
         _log_params(self.client, self.run_id, data)
@@ -293,7 +372,8 @@ class StageRun:
         except MlflowException:
             pass  # already registered
         source = f"{self.client.get_run(self.run_id).info.artifact_uri}/champion/{Path(checkpoint).name}"
-        version = self.client.create_model_version(name, source, run_id=self.run_id)
+        tags = {SETTING: setting_key(self.params), "generation": str(self.generation)}
+        version = self.client.create_model_version(name, source, run_id=self.run_id, tags=tags)
         self.client.set_registered_model_alias(name, CHAMPION_ALIAS, version.version)
         return version.version
 
@@ -301,11 +381,13 @@ class StageRun:
         self.client.set_terminated(self.parent_id, "FINISHED")
 
 
-def download_champion(tracking_uri: str, model_name: str, directory: Path) -> Path:
-    """Download the checkpoint that the registered model's `champion` alias points at."""
+def download_champion(tracking_uri: str, model_name: str, directory: Path) -> tuple[Path, str]:
+    """Download the checkpoint that the registered model's `champion` alias points at; return it and
+    a line saying which version it is (its generation and the run that promoted it)."""
     store = tracking_uri.removeprefix("sqlite:///")
     if store != tracking_uri and not Path(store).exists():  # MLflow would create an empty store
         raise CheckpointError(f"no MLflow store at {tracking_uri} (run the pipeline, or give --tracking-uri)")
+    check_store(tracking_uri)
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     from mlflow import MlflowClient, artifacts
     from mlflow.exceptions import MlflowException
@@ -316,7 +398,9 @@ def download_champion(tracking_uri: str, model_name: str, directory: Path) -> Pa
     except MlflowException as err:
         reason = str(err.message).splitlines()[0]
         raise CheckpointError(f"{tracking_uri}: no {CHAMPION_ALIAS} of model {model_name!r} ({reason})") from None
-    return Path(path)
+    generation = version.tags.get("generation")
+    made = f"generation {generation}, " if generation else ""
+    return Path(path), f"{model_name} version {version.version} ({made}run {version.run_id})"
 
 
 def download_run_artifact(params: Params, run_id: str, name: str, directory: Path) -> Path:

@@ -23,6 +23,7 @@ from pipeline.jobs.work_key import work_key
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
+from pipeline.progress import interactive, log_line
 from pipeline.threads import follow_free_cores
 
 log = logging.getLogger(__name__)
@@ -110,10 +111,12 @@ def train_network(
         logger=logger if logger is not None else False,
         enable_checkpointing=False,
         enable_model_summary=False,
-        enable_progress_bar=progress,
+        enable_progress_bar=progress and interactive(),
         log_every_n_steps=max(1, len(loader)),
         num_sanity_val_steps=0,
-        callbacks=[_FollowFreeCores(), _SamplerEpoch(sampler)] + ([_EpochCheckpoint(saved)] if saved else []),
+        callbacks=[_FollowFreeCores(), _SamplerEpoch(sampler)]
+        + ([_EpochCheckpoint(saved)] if saved else [])
+        + ([_EpochLines()] if progress and not interactive() else []),
     )
     model.train()
     with warnings.catch_warnings():
@@ -155,6 +158,20 @@ class _SamplerEpoch(pl.Callback):
 
     def on_train_epoch_start(self, trainer, module) -> None:
         self.sampler.epoch = trainer.current_epoch
+
+
+class _EpochLines(pl.Callback):
+    """Outside a terminal, where Lightning's bar would be one line rewritten in place: a line per
+    epoch with its losses, its seconds and the time left."""
+
+    def on_train_epoch_end(self, trainer, module) -> None:
+        module.record_epoch()
+        epoch, done = module.history[-1], len(module.history)
+        left = (trainer.max_epochs - done) * epoch["seconds"]
+        log_line(
+            f"train: epoch {done}/{trainer.max_epochs}  policy loss {epoch['policy_loss']:.4f}  "
+            f"value loss {epoch['value_loss']:.4f}  {epoch['seconds']:.1f} s  about {left:.0f} s left"
+        )
 
 
 class _EpochCheckpoint(pl.Callback):

@@ -16,12 +16,11 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from tqdm import tqdm
-
 from pipeline.agents.spec import AgentSpec
 from pipeline.matches import BackendError
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.chunks import init_worker, play_chunk
+from pipeline.progress import progress_bar
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ def play_matches(
         for s in range(0, len(seatings), chunk):
             jobs.append((seatings[s : s + chunk], seed, s, parallel, record_policies, starts and starts[s : s + chunk]))
             owners.append(m)
-    bar = tqdm(total=total, desc=progress, disable=progress is None, leave=False)
+    bar = progress_bar(total=total, desc=progress, disable=progress is None, leave=False)
     chunks: list[list] = [[] for _ in matches]
     remaining = [owners.count(m) for m in range(len(matches))]
     results: list[MatchResult | None] = [None] * len(matches)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import pickle
+import warnings
 from pathlib import Path
 
 import torch
@@ -56,7 +58,11 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
     if path.stat().st_size == 0:  # torch raises an EOFError without a message
         raise CheckpointError(f"{path}: empty file, not a checkpoint")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before refusing it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as err:  # torch's advice here is to load the file unsafely: not passed on
+        raise CheckpointError(f"{path}: not a readable checkpoint (weights-only reader: {_refusal(err)})") from None
     except Exception as err:  # a damaged file fails anywhere in torch's reader (OSError, RuntimeError, ...)
         raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(err)})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
@@ -75,6 +81,22 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
         raise CheckpointError(f"{path}: weights do not fit the recorded shape ({_first_line(err)})") from None
     model.eval()
     return model
+
+
+_TORCH_ADVICE = (  # the lines around the reason in torch's message
+    "Weights only load failed",
+    "Please file an issue",
+    "WeightsUnpickler error",
+    "Check the documentation",
+)
+
+
+def _refusal(err: Exception) -> str:
+    """What torch's weights-only reader found (an unknown opcode, a blocked global such as posix.system),
+    without the advice around it to load the file with `weights_only=False`: the unsafe option for a
+    file that may run code."""
+    lines = (line.strip() for line in str(err).splitlines())
+    return next((line for line in lines if line and not line.startswith(_TORCH_ADVICE)), "not weights only")
 
 
 def _stored_shape(path: Path, shape) -> NetworkShape:

@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from tqdm import tqdm
-
 from pipeline.agents.recipes import search_config
 from pipeline.config import BenchmarkParams
 from pipeline.jobs.connect4_benchmark import mistake_rates, positions_dir, resolve_files
@@ -19,6 +17,7 @@ from pipeline.jobs.strength_curve import cached_score, cumulative_compute, curve
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
+from pipeline.progress import progress_bar
 from pipeline.search import CachingEvaluator
 
 # AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from pipeline/positions/connect4/README.md
@@ -109,7 +108,7 @@ def run_benchmark(
         return cached_score(weights_digest(network.state_dict()), score, settings, cache_dir)
 
     scored = list(enumerate(networks)) if b.every_generation else [(len(networks) - 1, networks[-1])]
-    bar = tqdm(scored, desc="Connect-4 benchmark, generation", disable=not progress, leave=False)
+    bar = progress_bar(desc="Connect-4 benchmark, generation", disable=not progress, leave=False, iterable=scored)
     generations = [{"generation": g, **row} for g, network in bar for row in rows(network)]
     g = len(networks) - 1
     champion = [{k: v for k, v in r.items() if k != "generation"} for r in generations if r["generation"] == g]

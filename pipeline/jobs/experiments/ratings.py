@@ -78,8 +78,11 @@ class RatingsResult:
         ax.legend(fontsize=7)
         plots.append(Plot("versus_first", "Seed 002: win / draw / loss rate of each generation's best network "
                           "against the untrained first network.", fig))  # fmt: skip
-        rounded = [
-            {k: round(v, 1) if isinstance(v, float) else v for k, v in row.items()}
+        rounded = [  # the player's name first: the table comes back from JSON with its keys sorted
+            {
+                "name": row["name"],
+                **{k: round(v, 1) if isinstance(v, float) else v for k, v in row.items() if k != "name"},
+            }
             for row in sorted(self.table, key=lambda r: -r["rating"])
         ]
         return [Section("Ratings", "", plots, [rounded])]

@@ -1,0 +1,129 @@
+"""Pipeline runs of one MLflow experiment side by side: which params differ, where each run ended, and
+its per-generation curves drawn together. One parent run is one setting (`pipeline/jobs/tracking.py`),
+so comparing parents compares settings: what `dvc exp run -S ...` experiments and sweeps ask.
+`python -m pipeline compare` writes the page; `notebooks/compare_runs.ipynb` draws the same inline."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pipeline.jobs.report import write_pages
+from pipeline.jobs.sections import Plot, Section, plt
+from pipeline.jobs.tracking import DVC_EXPERIMENT, GIT_COMMIT, SETTING, TrackingError
+
+# Per-generation curves drawn side by side, where the runs logged them (ratings need `evaluate.ratings`).
+CURVES = {
+    "elo": "Elo of each generation's best network (generation 0 = 0)",
+    "gate_score": "gate score of the candidate against the best so far",
+    "train_policy_loss": "policy loss after training",
+    "train_value_loss": "value loss after training",
+    "selfplay_simulations_per_s": "self-play simulations per second",
+}
+
+
+@dataclass
+class PipelineRun:
+    """One setting's parent run, with its params and the curves of `CURVES` it holds."""
+
+    run_id: str
+    name: str
+    tags: dict[str, str]
+    params: dict[str, str]
+    curves: dict[str, list[tuple[int, float]]]  # metric -> (generation, value), by generation
+
+    def final(self, metric: str) -> float | None:
+        """The metric at the last generation that has it."""
+        points = self.curves.get(metric)
+        return points[-1][1] if points else None
+
+
+def pipeline_runs(tracking_uri: str, experiment: str, names: list[str] | None = None) -> list[PipelineRun]:
+    """The experiment's pipeline runs, oldest first (a DVC experiment's name or a run's name picks
+    some); a store or experiment that does not exist is a `TrackingError`."""
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    from mlflow import MlflowClient
+
+    store = tracking_uri.removeprefix("sqlite:///")
+    if store != tracking_uri and not Path(store).exists():  # MLflow would create an empty store
+        raise TrackingError(f"no MLflow store at {tracking_uri} (run the pipeline first, or give --tracking-uri)")
+    client = MlflowClient(tracking_uri)
+    found = client.get_experiment_by_name(experiment)
+    if found is None:
+        raise TrackingError(f"{tracking_uri}: no MLflow experiment {experiment!r}")
+    parents = [
+        run
+        for run in client.search_runs([found.experiment_id], max_results=5000, order_by=["attributes.start_time ASC"])
+        if SETTING in run.data.tags
+    ]
+    if names:
+        parents = [r for r in parents if {r.info.run_name, r.data.tags.get(DVC_EXPERIMENT)} & set(names)]
+    if not parents:
+        named = f" named {', '.join(names)}" if names else ""
+        raise TrackingError(f"{tracking_uri}: no pipeline run{named} in experiment {experiment!r}")
+    runs = []
+    for run in parents:
+        curves = {}
+        for metric in CURVES:
+            history = {m.step: m.value for m in client.get_metric_history(run.info.run_id, metric)}
+            if history:
+                curves[metric] = sorted(history.items())
+        runs.append(PipelineRun(run.info.run_id, run.info.run_name, run.data.tags, run.data.params, curves))
+    return runs
+
+
+def differing_params(runs: list[PipelineRun]) -> list[str]:
+    """The params whose values are not the same in every run, sorted."""
+    keys = sorted({key for run in runs for key in run.params})
+    return [key for key in keys if len({run.params.get(key) for run in runs}) > 1]
+
+
+def comparison_rows(runs: list[PipelineRun]) -> list[dict]:
+    """One row per run: its name, DVC experiment and commit, the final value of each curve, then the
+    params that differ between the runs."""
+    differing = differing_params(runs)
+    rows = []
+    for run in runs:
+        row = {
+            "run": run.name,
+            "dvc experiment": run.tags.get(DVC_EXPERIMENT, ""),
+            "commit": run.tags.get(GIT_COMMIT, "")[:7],
+        }
+        for metric in CURVES:
+            value = run.final(metric)
+            row[metric] = "" if value is None else round(value, 4)
+        rows.append(row | {key: run.params.get(key, "") for key in differing})
+    return rows
+
+
+def curves_figure(runs: list[PipelineRun]):
+    """One panel per curve that some run holds, one line per run, generation on the x axis."""
+    metrics = [metric for metric in CURVES if any(metric in run.curves for run in runs)]
+    fig, axes = plt.subplots(1, max(1, len(metrics)), figsize=(3.6 * max(1, len(metrics)), 3.4), squeeze=False)
+    for ax, metric in zip(axes[0], metrics):
+        for run in runs:
+            if metric in run.curves:
+                ax.plot(*zip(*run.curves[metric]), "o-", markersize=3, label=run.name)
+        ax.set(xlabel="generation", title=metric)
+        ax.title.set_fontsize(9)
+    if metrics:
+        axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def comparison_sections(runs: list[PipelineRun]) -> list[Section]:
+    differing = differing_params(runs)
+    text = (
+        f"{len(runs)} runs; params that differ: {', '.join(differing) or 'none'}. Final values are at each "
+        "run's last generation."
+    )
+    captions = "; ".join(f"{metric}: {caption}" for metric, caption in CURVES.items())
+    plot = Plot("curves", f"Per generation, one line per run. {captions}.", curves_figure(runs))
+    return [Section("Runs", text, tables=[comparison_rows(runs)] if runs else []), Section("Curves", plots=[plot])]
+
+
+def write_comparison(runs: list[PipelineRun], out: Path, experiment: str) -> list[Path]:
+    """`compare.html` and `compare.md` beside `curves.png` under `out`."""
+    return write_pages(out, "compare", f"Runs of {experiment!r} compared", comparison_sections(runs))

@@ -1,0 +1,105 @@
+"""Is a store there, before any work is done? MLflow finds out only when it first logs: after a
+stage has played its games, with a traceback of 200 lines, or, for an HTTP server where nothing
+listens, after four minutes of retries. This asks in seconds, without importing MLflow, and answers
+in one line that names the store with its password masked."""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+from pipeline.credentials import mask_passwords
+
+TIMEOUT_S = 5  # per connection attempt: a store that does not answer by then is reported, not waited for
+DATABASES = ("postgresql", "mysql", "mssql", "oracle")  # SQLAlchemy URLs (`postgresql+psycopg://...`)
+
+
+class StoreError(ValueError):
+    """A store that cannot be reached or refuses us."""
+
+
+def check_store(uri: str, what: str = "MLflow store") -> None:
+    """Raise `StoreError` in one line where the store at `uri` cannot be used: a SQLite file that cannot
+    be written, an HTTP server where nothing answers or that refuses the credentials of the environment,
+    a database server that cannot be reached or refuses the login. Other schemes pass unchecked."""
+    scheme = uri.split(":", 1)[0].lower()
+    try:
+        if scheme == "sqlite":
+            _check_sqlite(uri)
+        elif scheme in ("http", "https"):
+            _check_http(uri)
+        elif scheme.split("+")[0] in DATABASES:
+            _check_database(uri)
+    except StoreError as err:
+        raise StoreError(f"{what} {mask_passwords(uri)}: {err}") from None
+
+
+def _check_sqlite(uri: str) -> None:
+    path = Path(uri.removeprefix("sqlite:///").removeprefix("sqlite://"))
+    if str(path) in ("", ".", ":memory:"):
+        return
+    if path.exists():
+        if not path.is_file() or not os.access(path, os.R_OK | os.W_OK):
+            raise StoreError("not a file this user can read and write")
+    elif not path.parent.is_dir():
+        raise StoreError(f"folder {path.parent} does not exist")
+    elif not os.access(path.parent, os.W_OK):
+        raise StoreError(f"folder {path.parent} is not writable")
+
+
+def _check_http(uri: str) -> None:
+    parts = urllib.parse.urlsplit(uri)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname, port), timeout=TIMEOUT_S).close()
+    except OSError as err:
+        raise StoreError(f"nothing answers at {parts.hostname}:{port} ({err.strerror or err})") from None
+    query = urllib.parse.urlencode({"experiment_name": "Default"})
+    url = f"{uri.rstrip('/')}/api/2.0/mlflow/experiments/get-by-name?{query}"
+    request = urllib.request.Request(url, headers=_auth_headers())
+    try:
+        urllib.request.urlopen(request, timeout=TIMEOUT_S).close()
+    except urllib.error.HTTPError as err:
+        if err.code in (401, 403):
+            raise StoreError(f"refuses the credentials of the environment (HTTP {err.code})") from None
+        if err.code != 404:  # 404: no experiment of that name, which is an answer of an MLflow server
+            raise StoreError(f"answers HTTP {err.code}, not as an MLflow server") from None
+    except (urllib.error.URLError, OSError) as err:
+        raise StoreError(f"no answer ({getattr(err, 'reason', err)})") from None
+
+
+def _auth_headers() -> dict[str, str]:
+    """MLflow's own variables: a bearer token, or a user and password for basic authentication."""
+    if token := os.environ.get("MLFLOW_TRACKING_TOKEN"):
+        return {"Authorization": f"Bearer {token}"}
+    user, password = os.environ.get("MLFLOW_TRACKING_USERNAME"), os.environ.get("MLFLOW_TRACKING_PASSWORD")
+    if user and password:
+        return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+    return {}
+
+
+def _check_database(uri: str) -> None:
+    import sqlalchemy
+
+    connect_args = {"connect_timeout": TIMEOUT_S} if uri.startswith("postgresql") else {}
+    try:
+        engine = sqlalchemy.create_engine(uri, connect_args=connect_args)
+    except Exception as err:  # no driver installed, a malformed URL
+        raise StoreError(_first_line(err)) from None
+    try:
+        with engine.connect():
+            pass
+    except Exception as err:  # the driver's own errors: refused login, no such host or database
+        raise StoreError(_first_line(getattr(err, "orig", None) or err)) from None
+    finally:
+        engine.dispose()
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
