@@ -38,8 +38,18 @@ def _not_bool(value):
     return value
 
 
+# Ceilings a laptop can hold, so that a slip of the keyboard is one line, not a traceback from a node
+# pool of 10^30 nodes: search budgets per move, counts of games, games searched side by side, and
+# their product (one tree of about `rollouts` nodes per game side by side, hundreds of bytes a node).
+MAX_SIMULATIONS = 1_000_000
+MAX_GAMES = 10_000_000
+MAX_SIDE_BY_SIDE = 65_536
+MAX_TREE_NODES = 2**27
 Int = Annotated[int, BeforeValidator(_not_bool)]
 Float = Annotated[float, BeforeValidator(_not_bool)]
+Simulations = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIMULATIONS)]
+Games = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_GAMES)]
+SideBySide = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIDE_BY_SIDE)]
 
 
 class Section(BaseModel):
@@ -65,7 +75,7 @@ class SearchParams(Section):
     c_puct: Float = Field(3.0, gt=0)
     dirichlet_alpha: Float = Field(1.0, gt=0)
     dirichlet_epsilon: Float = Field(0.25, ge=0, le=1)
-    rollouts: Int = Field(50, ge=1)
+    rollouts: Simulations = Field(50, ge=1)
     max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
     root: Literal["puct", "gumbel"] = Field("puct", description="root search: PUCT or Gumbel AlphaZero (issue 14)")
     gumbel_considered: Int = Field(16, ge=1, description="gumbel: actions sampled at the root, capped by legal moves")
@@ -76,8 +86,8 @@ class SearchParams(Section):
 
 class SelfPlayParams(Section):
     strategy: Literal["alphazero", "greedy_td"] = "alphazero"
-    games: Int = Field(200, ge=1)
-    parallel_games: Int = Field(64, ge=1)
+    games: Games = Field(200, ge=1)
+    parallel_games: SideBySide = Field(64, ge=1)
     temperature: Float = Field(1.0, ge=0)
     temperature_moves: Int = Field(6, ge=0)
     temperature_after: Float = Field(
@@ -88,7 +98,7 @@ class SelfPlayParams(Section):
         0, ge=0, description="each game starts after 0..N (uniformly drawn) uniformly random moves, not trained on"
     )
     full_search_fraction: Float = Field(1.0, ge=0, le=1, description="playout cap randomization")
-    fast_rollouts: Int = Field(10, ge=1, description="budget of the moves that miss the full search")
+    fast_rollouts: Simulations = Field(10, ge=1, description="budget of the moves that miss the full search")
     greedy_epsilon: Float = Field(0.2, ge=0, le=1)
     td_gamma: Float = Field(0.9, ge=0, le=1)
     td_lambda: Float = Field(0.9, ge=0, le=1)
@@ -118,7 +128,7 @@ class TrainParams(Section):
 
 
 class GateParams(Section):
-    games_per_seating: Int = Field(4, ge=1)
+    games_per_seating: Games = Field(4, ge=1)
     threshold: Float = Field(0.55, ge=0, le=1)
     temperature_moves: Int = Field(2, ge=0)
 
@@ -127,8 +137,8 @@ class Fig3Params(Section):
     """Seed 000 fig. 3a/3b: the champion and a control UCT against UCT opponents, every seat permutation."""
 
     enabled: bool = True
-    opponent_rollouts: list[Int] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
-    games_per_seating: Int = Field(4, ge=1)
+    opponent_rollouts: list[Simulations] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
+    games_per_seating: Games = Field(4, ge=1)
 
 
 class RatingsParams(Section):
@@ -136,16 +146,16 @@ class RatingsParams(Section):
     first network give seed 002's win / draw / loss curves."""
 
     enabled: bool = True
-    games_per_seating: Int = Field(4, ge=1)
+    games_per_seating: Games = Field(4, ge=1)
     previous: Int = Field(2, ge=0, description="each network also plays this many networks before it")
-    uct_baselines: list[Int] = Field(default_factory=lambda: [50], description="UCT rollout budgets")
+    uct_baselines: list[Simulations] = Field(default_factory=lambda: [50], description="UCT rollout budgets")
 
 
 class PigOracleParams(Section):
     """Two-player Pig: the champion against the optimal policy and against 'hold at N'."""
 
     enabled: bool = True
-    games_per_seat: Int = Field(500, ge=1)
+    games_per_seat: Games = Field(500, ge=1)
     hold_at: Int = Field(20, ge=1)
 
 
@@ -153,25 +163,25 @@ class AlphaBetaParams(Section):
     """Connect-4, seed 004's appendix table: champion at each budget against alpha-beta at each depth."""
 
     enabled: bool = True
-    simulations: list[Int] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
+    simulations: list[Simulations] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
     depths: list[Int] = Field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7], min_length=1)
-    games_per_side: Int = Field(10, ge=1)
+    games_per_side: Games = Field(10, ge=1)
 
 
 class SolverGamesParams(Section):
     """Connect-4, seed 004 fig. 5: games against the perfect solver, moves until the champion loses."""
 
     enabled: bool = True
-    simulations: list[Int] = Field(default_factory=lambda: [100], min_length=1)
-    games_per_side: Int = Field(5, ge=1)
+    simulations: list[Simulations] = Field(default_factory=lambda: [100], min_length=1)
+    games_per_side: Games = Field(5, ge=1)
 
 
 class BenchmarkParams(Section):
     """Connect-4: share of mistakes on the standard test positions, raw policy (0) and search budgets."""
 
     enabled: bool = True
-    simulations: list[Int] = Field(default_factory=lambda: [0, 100], min_length=1)
-    positions_per_set: Int = Field(100, ge=1)
+    simulations: list[Simulations] = Field(default_factory=lambda: [0, 100], min_length=1)
+    positions_per_set: Games = Field(100, ge=1)
     data_dir: str | None = Field(None, description="folder of test sets; None = Pons' sets shipped in the package")
     files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
     every_generation: bool = Field(True, description="score every generation's best network: the strength curve")
@@ -179,7 +189,7 @@ class BenchmarkParams(Section):
 
 class EvaluateParams(Section):
     c_uct: Float = Field(1.41, gt=0, description="exploration constant of every UCT opponent")
-    parallel_games: Int = Field(32, ge=1)
+    parallel_games: SideBySide = Field(32, ge=1)
     fig3: Fig3Params = Fig3Params()
     ratings: RatingsParams = RatingsParams()
     pig_oracle: PigOracleParams = PigOracleParams()
@@ -229,8 +239,8 @@ class SweepParams(Section):
     pruner: Literal["median", "hyperband", "none"] = "median"
     generations: Int = Field(6, ge=1, description="generations per trial, each with the base params' self-play cost")
     panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
-    games_per_seating: Int = Field(4, ge=1, description="games per seat arrangement against each panel member")
-    eval_rollouts: Int = Field(50, ge=1, description="search budget of the trained network against the panel")
+    games_per_seating: Games = Field(4, ge=1, description="games per seat arrangement against each panel member")
+    eval_rollouts: Simulations = Field(50, ge=1, description="search budget of the trained network against the panel")
     space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
 
 
@@ -296,6 +306,16 @@ class Params(Section):
                 raise ValueError(f"sweep.space: {path!r} names no single param (expected section.field)")
             if dimension.choices is None and (isinstance(value, bool) or not isinstance(value, int | float)):
                 raise ValueError(f"sweep.space: {path!r} takes choices, not a range")
+        return self
+
+    @model_validator(mode="after")
+    def _trees_fit_in_memory(self) -> Params:
+        nodes = self.search.rollouts * self.selfplay.parallel_games
+        if nodes > MAX_TREE_NODES:
+            raise ValueError(
+                f"search.rollouts x selfplay.parallel_games: {nodes:,} tree nodes in one worker exceed "
+                f"{MAX_TREE_NODES:,}, more than a machine's memory holds; lower one of them"
+            )
         return self
 
     @model_validator(mode="after")

@@ -118,7 +118,7 @@ def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
         stage.promote_champion(tiny_checkpoint(tmp_path / "gen_1.ckpt", "tictactoe"))
     status, out, err = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
     assert status == 0 and json.loads(out)["moves"] == ["5"]
-    assert err.startswith("champion: alphazero-champion version 1 (generation 1, run ")
+    assert "champion: alphazero-champion version 1 (generation 1, run " in err  # which one it loaded
     missing = ["--champion", "--model-name", "nobody"]
     status, _, err = run(analyse.main, missing, "5\n", monkeypatch, capsys)
     assert status == 1 and err.startswith("error: sqlite:///") and "no champion of model 'nobody'" in err
@@ -182,3 +182,11 @@ def test_an_empty_checkpoint_file_is_one_error_line(tmp_path, monkeypatch, capsy
     (tmp_path / "empty.ckpt").write_bytes(b"")
     status, _, err = run(analyse.main, [str(tmp_path / "empty.ckpt")], "5\n", monkeypatch, capsys)
     assert status == 1 and err.splitlines() == [f"error: {tmp_path / 'empty.ckpt'}: empty file, not a checkpoint"]
+
+
+def test_analyse_without_a_network_asks_for_one_and_never_suggests_a_game_alone(monkeypatch, capsys):
+    for argv in ([], ["--game", "tictactoe"]):
+        status, _, err = run(analyse.main, argv, "5\n", monkeypatch, capsys)
+        assert status == 2 and err.splitlines()[-1].endswith(
+            "give the network to analyse with: a CHECKPOINT or --champion"
+        )

@@ -1,4 +1,6 @@
-"""`python -m pipeline bench` on tiny budgets: every figure is printed once."""
+"""`python -m pipeline bench` on tiny budgets: every figure is printed once, and is a real number."""
+
+import math
 
 import pytest
 import torch
@@ -24,6 +26,10 @@ def test_each_figure_is_one_row():
     assert len(names) == len(set(names)) == 7 + 2 * 5
     assert "tictacmo.selfplay_games_per_min" in names
     assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto
+    rates = {f"{game}.{name}": value for game in ("tictacmo", "connect4") for name, value in figures[game].items()}
+    rates.update({name: figures[name] for name in ("train_samples_per_s", "bare_loop_samples_per_s", "threads")})
+    assert all(math.isfinite(value) and value > 0 for value in rates.values()), rates
+    assert math.isfinite(figures["lightning_overhead"])  # a share of the bare loop's time; noise may make it < 0
 
 
 def test_a_batch_below_one_is_one_error_line(capsys):

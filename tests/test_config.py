@@ -22,6 +22,13 @@ def with_(**changes):
         (with_(serch={"c_puct": 1}), "serch: unknown key"),
         (with_(search={"c_puct": "high"}), "search.c_puct: .*valid number"),
         (with_(search={"rollouts": 0}), "search.rollouts: .*greater than or equal to 1"),
+        (with_(search={"rollouts": 10**30}), r"search.rollouts: .*less than or equal to 1000000 \(got 1000000000"),
+        (with_(selfplay={"games": 10**12}), "selfplay.games: .*less than or equal to 10000000"),
+        (with_(evaluate={"ratings": {"uct_baselines": [50, 10**9]}}), "evaluate.ratings.uct_baselines.1: .*less than"),
+        (
+            with_(search={"rollouts": 100_000}, selfplay={"parallel_games": 4096}),
+            "search.rollouts x selfplay.parallel_games: 409,600,000 tree nodes in one worker exceed",
+        ),
         (with_(train={"epochs": 2, "lr": 0.1}), "train.lr: unknown key"),
         (with_(generations=[{"gen": 1, "prev": 0}, {"gen": 3, "prev": 2}]), "generations: .*item 1 must be"),
         ({"generations": BASE["generations"]}, "game: required key is missing"),

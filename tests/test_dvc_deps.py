@@ -14,6 +14,8 @@ from pydantic import BaseModel
 import pipeline.config
 from pipeline.config import NOT_SETTING, Params, Section
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
+
 STAGES = {  # each stage's command-line arguments on a one-generation run
     "init": [],
     "selfplay": ["1", "0"],

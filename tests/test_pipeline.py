@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
+
 ROOT = Path(__file__).resolve().parents[1]
 
 TINY = {

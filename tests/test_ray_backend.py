@@ -30,6 +30,8 @@ else:
 
 from pipeline.jobs.selfplay import run_selfplay  # noqa: E402
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
+
 TASK_TITLE = b"ray::_chunk_task"  # a Ray worker's process title while it runs a chunk
 
 

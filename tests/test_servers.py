@@ -11,6 +11,7 @@ from pathlib import Path
 
 import optuna
 import psycopg
+import pytest
 import yaml
 from mlflow import MlflowClient
 from servers import mlflow_server, postgres  # noqa: F401  (fixtures)
@@ -20,6 +21,8 @@ from test_sweep import tiny_params
 from pipeline.config import load_params
 from pipeline.jobs.sweep import open_study
 from pipeline.jobs.sweep_storage import open_storage
+
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
 
 SWEEP = [sys.executable, "-m", "pipeline", "sweep"]
 PREPARE_WHEN_TOLD = """

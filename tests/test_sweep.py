@@ -36,6 +36,8 @@ from pipeline.jobs.sweep_report import write_best_params, write_report
 from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage
 from pipeline.jobs.tracking import tracking_uri
 
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
+
 ROOT = Path(__file__).resolve().parents[1]
 RUNNING, FAIL = optuna.trial.TrialState.RUNNING, optuna.trial.TrialState.FAIL
 COMPLETE, WAITING = optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.WAITING

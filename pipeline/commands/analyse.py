@@ -74,9 +74,9 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.sims < 0 or (args.batch is not None and args.batch < 1):
         parser.error("--sims must be at least 0 and --batch at least 1")
-    game, model = load_network(parser, args)
-    if model is None:
+    if not (args.checkpoint or args.champion):  # --game alone is enough to play, never to analyse
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
+    game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
     failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.sims, args.json)
     if failed:
