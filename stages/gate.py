@@ -4,9 +4,9 @@ and a promotion moves the registry's `champion` alias."""
 import shutil
 
 from pipeline.atomic import atomic_path, remove_leftovers, write_json
-from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.entry import entry_point, use_params_machine
 from pipeline.jobs.gate import run_gate
 from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint

@@ -4,9 +4,9 @@ Finished parts of its games are kept until the samples are written, so a stopped
 import shutil
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.entry import entry_point, use_params_machine
 from pipeline.jobs.replay import save_samples
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up

@@ -5,9 +5,9 @@ every epoch until the outputs are written, so a stopped stage resumes."""
 import shutil
 
 from pipeline.atomic import remove_leftovers, write_json
-from pipeline.commands.cli import entry_point, use_params_machine
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.entry import entry_point, use_params_machine
 from pipeline.jobs.replay import load_samples, save_samples, windowed
 from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.jobs.train import train_network

@@ -36,10 +36,9 @@ SIDEWAYS = {
     ("pipeline/config.py", "pipeline/games"): "the params schema checks game names and value schemes",
     ("pipeline/champions", "pipeline/nets"): "a missing or damaged champion is the checkpoints' CheckpointError",
     ("pipeline/__main__.py", "pipeline/commands"): "`python -m pipeline <command>` runs the command",
-    ("stages", "pipeline/commands"): "the stages report errors and set threads as the commands do (cli.py)",
 }
 COMMANDS = "pipeline/commands"
-ENTRY_POINTS = ("pipeline/__main__.py", "stages")  # besides the commands, the only importers of COMMANDS
+ENTRY_POINTS = ("pipeline/__main__.py",)  # besides the commands, the only importer of COMMANDS (never a stage)
 
 
 def relative(path: Path) -> str:

@@ -33,11 +33,12 @@ from itertools import islice
 import numpy as np
 
 from pipeline.clip import clip
-from pipeline.commands.cli import command_parser, entry_point
+from pipeline.commands.cli import command_parser
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import ConnectGame
 from pipeline.games.moves import read_position
+from pipeline.jobs.entry import entry_point
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search.analysis import analyse
 

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 from pipeline.agents.recipes import search_config
-from pipeline.commands.cli import UsageError, entry_point
 from pipeline.config import BenchmarkParams, load_params
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
+from pipeline.jobs.entry import UsageError, entry_point
 from pipeline.jobs.experiments.benchmark import curve_section, run_benchmark
 from pipeline.jobs.lineage import run_compute
 from pipeline.jobs.strength_curve import curve

@@ -1,7 +1,8 @@
 """`python -m pipeline champions`: the shipped champions, one line each, from their cards."""
 
 from pipeline.champions import names, summary
-from pipeline.commands.cli import command_parser, entry_point
+from pipeline.commands.cli import command_parser
+from pipeline.jobs.entry import entry_point
 
 
 @entry_point

@@ -16,9 +16,10 @@ from __future__ import annotations
 import json
 
 from pipeline import champions
-from pipeline.commands.cli import command_parser, entry_point
+from pipeline.commands.cli import command_parser
 from pipeline.games import make_game
 from pipeline.jobs.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
+from pipeline.jobs.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import PRECISIONS, NetworkEvaluator
 from pipeline.search import CachingEvaluator, SearchConfig

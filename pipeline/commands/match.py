@@ -23,9 +23,10 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
-from pipeline.commands.cli import UsageError, command_parser, entry_point, refuse_below
+from pipeline.commands.cli import command_parser, refuse_below
 from pipeline.config import load_params
 from pipeline.games import make_game
+from pipeline.jobs.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import load_checkpoint

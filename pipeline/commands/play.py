@@ -26,10 +26,11 @@ from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, parse_player
 from pipeline.agents.recipes import champion_play
-from pipeline.commands.cli import command_parser, entry_point
+from pipeline.commands.cli import command_parser
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
+from pipeline.jobs.entry import entry_point
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search import SearchConfig
 

@@ -14,8 +14,9 @@ from pathlib import Path
 import optuna
 
 from pipeline.atomic import write_json
-from pipeline.commands.cli import command_parser, entry_point, refuse_below
+from pipeline.commands.cli import command_parser, refuse_below
 from pipeline.config import load_params
+from pipeline.jobs.entry import entry_point
 from pipeline.jobs.sweep import (
     VERSUS,
     open_study,

@@ -1,0 +1,68 @@
+"""What every entry point shares, the command lines and the DVC stages alike: one-line errors for bad
+input, and the threads and device from params so workers never oversubscribe the cores. It lives
+below `pipeline/commands/` so that a stage imports no command line: adding or changing a command then
+re-runs no stage of a user's pipeline."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from functools import wraps
+
+from pipeline.atomic import WriteError
+from pipeline.clip import clip
+from pipeline.config import ConfigError, Params
+from pipeline.credentials import mask_passwords
+from pipeline.games import IllegalMove
+from pipeline.jobs.replay import DataError
+from pipeline.jobs.tracking import TrackingError
+from pipeline.matches import BackendError
+from pipeline.nets import CheckpointError
+from pipeline.nets.evaluator import use_device
+from pipeline.stores import StoreError
+from pipeline.threads import use_threads
+
+
+class UsageError(ValueError):
+    """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
+
+
+USER_ERRORS = (
+    BackendError,
+    ConfigError,
+    CheckpointError,
+    DataError,
+    IllegalMove,
+    StoreError,
+    TrackingError,
+    UsageError,
+    WriteError,
+)
+
+
+def entry_point(main):
+    """Run `main(argv)`; a user error prints one line naming what is wrong and exits with status 1,
+    Ctrl-C one line and status 130 (the shell's convention), never a traceback."""
+
+    @wraps(main)
+    def wrapper(argv: list[str] | None = None) -> None:
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+        for noisy in ("pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric", "alembic"):
+            logging.getLogger(noisy).setLevel(logging.ERROR)
+        use_threads(0)  # follow the free cores unless the command or its params say otherwise
+        try:
+            main(sys.argv[1:] if argv is None else argv)
+        except USER_ERRORS as err:
+            print(f"error: {clip(mask_passwords(str(err)), 300)}", file=sys.stderr)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            print("\ninterrupted", file=sys.stderr)
+            sys.exit(130)
+
+    return wrapper
+
+
+def use_params_machine(params: Params) -> None:
+    """The torch threads and the device (CPU or GPU) the params ask for, in this process."""
+    use_threads(params.threads)
+    use_device(params.device)
