@@ -86,7 +86,7 @@ class SearchParams(Section):
 
 class SelfPlayParams(Section):
     strategy: Literal["alphazero", "greedy_td"] = "alphazero"
-    games: Games = Field(200, ge=1)
+    games: Games = Field(300, ge=1)
     parallel_games: SideBySide = Field(64, ge=1)
     temperature: Float = Field(1.0, ge=0)
     temperature_moves: Int = Field(6, ge=0)
@@ -128,7 +128,7 @@ class TrainParams(Section):
 
 
 class GateParams(Section):
-    games_per_seating: Games = Field(4, ge=1)
+    games_per_seating: Games = Field(12, ge=1)
     threshold: Float = Field(0.55, ge=0, le=1)
     temperature_moves: Int = Field(2, ge=0)
 
@@ -138,7 +138,7 @@ class Fig3Params(Section):
 
     enabled: bool = True
     opponent_rollouts: list[Simulations] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
-    games_per_seating: Games = Field(4, ge=1)
+    games_per_seating: Games = Field(20, ge=1)
 
 
 class RatingsParams(Section):
@@ -148,7 +148,7 @@ class RatingsParams(Section):
     enabled: bool = True
     games_per_seating: Games = Field(4, ge=1)
     previous: Int = Field(2, ge=0, description="each network also plays this many networks before it")
-    uct_baselines: list[Simulations] = Field(default_factory=lambda: [50], description="UCT rollout budgets")
+    uct_baselines: list[Simulations] = Field(default_factory=lambda: [50, 200], description="UCT rollout budgets")
 
 
 class PigOracleParams(Section):
@@ -189,7 +189,7 @@ class BenchmarkParams(Section):
 
 class EvaluateParams(Section):
     c_uct: Float = Field(1.41, gt=0, description="exploration constant of every UCT opponent")
-    parallel_games: SideBySide = Field(32, ge=1)
+    parallel_games: SideBySide = Field(64, ge=1)
     fig3: Fig3Params = Fig3Params()
     ratings: RatingsParams = RatingsParams()
     pig_oracle: PigOracleParams = PigOracleParams()
@@ -232,12 +232,12 @@ def _default_space() -> dict[str, SweepDimension]:
 class SweepParams(Section):
     """`python -m pipeline sweep`: an Optuna study over `space` (dotted params paths)."""
 
-    study: str = "alphazero-sweep"
+    study: str = "tictacmo-search"
     storage: str | None = Field(None, description="None: sqlite:///<project root>/sweep.db")
     trials: Int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
     objective: Literal["strength", "strength_and_compute"] = "strength"
     pruner: Literal["median", "hyperband", "none"] = "median"
-    generations: Int = Field(6, ge=1, description="generations per trial, each with the base params' self-play cost")
+    generations: Int = Field(3, ge=1, description="generations per trial, each with the base params' self-play cost")
     panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
     games_per_seating: Games = Field(4, ge=1, description="games per seat arrangement against each panel member")
     eval_rollouts: Simulations = Field(50, ge=1, description="search budget of the trained network against the panel")

@@ -48,6 +48,28 @@ def test_bad_params_name_the_field(data, message):
     assert "\n" not in str(info.value)
 
 
+def test_a_key_left_out_means_the_shipped_value_in_the_schema_and_in_search():
+    """One source of defaults: the schema. The shipped params.yaml writes each of them out, and the
+    search's own settings start from them."""
+    from pipeline.search.mcts import SearchConfig
+
+    shipped = load_params("params.yaml")
+    assert shipped == parse_params({"game": shipped.game, "generations": shipped.model_dump()["generations"]})
+    search = SearchConfig()
+    assert (search.c_puct, search.dirichlet_alpha, search.dirichlet_epsilon, search.root, search.precision) == (
+        shipped.search.c_puct,
+        shipped.search.dirichlet_alpha,
+        shipped.search.dirichlet_epsilon,
+        shipped.search.root,
+        shipped.search.precision,
+    )
+    assert (search.c_uct, search.value_scheme, search.max_chance_children) == (
+        shipped.evaluate.c_uct,
+        shipped.value.scheme,
+        shipped.search.max_chance_children,
+    )
+
+
 def test_defaults_follow_seed_000_table_1():
     params = parse_params(BASE)
     assert (params.search.c_puct, params.search.dirichlet_alpha, params.search.rollouts) == (3.0, 1.0, 50)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.config import EvaluateParams, SearchParams, ValueParams
 from pipeline.games.base import to_absolute
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
@@ -26,22 +27,25 @@ from pipeline.search.kernels import EXPANDED, MISSING, TERMINAL, backup, select_
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
 
+_SEARCH, _VALUE = SearchParams(), ValueParams()  # the params schema's defaults: the one source of them
+
+
 @dataclass(frozen=True)
 class SearchConfig:
-    c_puct: float = 3.0
-    dirichlet_alpha: float = 1.0
-    dirichlet_epsilon: float = 0.25
+    c_puct: float = _SEARCH.c_puct
+    dirichlet_alpha: float = _SEARCH.dirichlet_alpha
+    dirichlet_epsilon: float = _SEARCH.dirichlet_epsilon
     selection: str = "puct"  # or "ucb1" for classic UCT
-    c_uct: float = 1.41
-    value_scheme: str = "win_loss"  # what a finished game is worth (pipeline/games/values.py)
-    zero_sum: bool = False
-    max_chance_children: int = 8  # outcomes kept per chance node (seed 001); least visited evicted
-    root: str = "puct"  # or "gumbel": Gumbel AlphaZero's root (pipeline/search/gumbel.py); PUCT below it
-    gumbel_considered: int = 16  # actions sampled at the root by Gumbel-top-k, capped by the legal moves
+    c_uct: float = EvaluateParams().c_uct
+    value_scheme: str = _VALUE.scheme  # what a finished game is worth (pipeline/games/values.py)
+    zero_sum: bool = _VALUE.zero_sum
+    max_chance_children: int = _SEARCH.max_chance_children  # outcomes kept per chance node (seed 001)
+    root: str = _SEARCH.root  # or "gumbel": Gumbel AlphaZero's root (pipeline/search/gumbel.py); PUCT below it
+    gumbel_considered: int = _SEARCH.gumbel_considered  # actions sampled at the root by Gumbel-top-k
     gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q: the paper's c_visit,
-    gumbel_c_scale: float = 0.1  # mctx's default scale (the paper's 1.0 made more mistakes at 16-32 simulations)
-    forced_playouts: float = 0.0  # KataGo's k for forced playouts and target pruning with root noise; 0 = off
-    precision: str = "float32"  # the network's arithmetic when this player searches: float32 | bfloat16 | int8
+    gumbel_c_scale: float = _SEARCH.gumbel_c_scale  # mctx's default scale
+    forced_playouts: float = _SEARCH.forced_playouts  # KataGo's k for forced playouts and target pruning; 0 = off
+    precision: str = _SEARCH.precision  # the network's arithmetic when this player searches: float32 | bfloat16 | int8
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:
         """A finished game's value vector under this config's scheme: the one place it is built."""
