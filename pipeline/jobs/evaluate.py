@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline import seeds
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
 from pipeline.jobs.experiments import EXPERIMENTS, Evaluation
@@ -66,7 +67,7 @@ def play_planned(game, matches: list[PlannedMatch], params: Params, cache: Match
     for match, key in todo:
         index = [names.index(s.name) for s in match.agents]
         seatings = [[index[i] for i in seating] for seating in match.seatings]
-        seeded.append((seatings, [params.seed, int(key[:8], 16)], match.starts))
+        seeded.append((seatings, seeds.evaluation_match(params.seed, key), match.starts))
 
     def save(i: int, result) -> None:
         match, key = todo[i]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pipeline import seeds
 from pipeline.agents.recipes import head_to_head_player
 from pipeline.config import Params
 from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
@@ -34,7 +35,7 @@ def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: in
         game.name,
         specs,
         mixed_seatings(game.num_players) * params.gate.games_per_seating,
-        seed=[params.seed, generation, 2],
+        seed=seeds.gate_games(params.seed, generation),
         parallel=params.selfplay.parallel_games,
         workers=Workers.from_params(params),
         progress=f"gate gen {generation}" if progress else None,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline import seeds
 from pipeline.agents.recipes import search_config, selfplay_player
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover, to_absolute
@@ -183,7 +184,7 @@ def run_selfplay(
         store = PartStore(parts, {**identity, "workers": count})
     done = {n: store.get(n, len(seatings[n])) for n in numbers} if store else {}
     todo = [n for n in numbers if done.get(n) is None]
-    starts = random_openings(game, sp.games, sp.random_opening_plies, [params.seed, generation, 2])
+    starts = random_openings(game, sp.games, sp.random_opening_plies, seeds.random_openings(params.seed, generation))
     greedy = sp.strategy == "greedy_td" and bool(todo)  # its value targets need the network; saved parts do not
     value_net = NetworkEvaluator(game, model, params.search.precision) if greedy else None
     clock = {"finished": time.time(), "played": -math.inf}  # when the last part was saved; the latest game end
@@ -211,7 +212,11 @@ def run_selfplay(
             game.name,
             [selfplay_player(model, params)],
             [
-                (seatings[n], [params.seed, generation, 1, n], starts and starts[n * size : (n + 1) * size])
+                (
+                    seatings[n],
+                    seeds.selfplay_games(params.seed, generation, n),
+                    starts and starts[n * size : (n + 1) * size],
+                )
                 for n in todo
             ],
             parallel=sp.parallel_games,

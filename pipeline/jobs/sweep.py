@@ -35,6 +35,7 @@ import numpy as np
 import optuna
 from tqdm import tqdm
 
+from pipeline import seeds
 from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
@@ -96,7 +97,7 @@ def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
         pruner=pruner,
     )
     # Seeded per worker and per restart: a resumed worker must not replay its first random samples.
-    seed = np.random.SeedSequence([params.seed, worker, len(study.trials)]).generate_state(1)[0]
+    seed = np.random.SeedSequence(seeds.sweep_sampler(params.seed, worker, len(study.trials))).generate_state(1)[0]
     study.sampler = optuna.samplers.TPESampler(seed=int(seed))
     return study
 
@@ -162,7 +163,7 @@ def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> d
     matches = []
     for k in range(len(opponents)):
         seatings = [[0 if seat == 0 else k + 1 for seat in seating] for seating in table]
-        matches.append((seatings * params.sweep.games_per_seating, [params.seed, 7919, k]))
+        matches.append((seatings * params.sweep.games_per_seating, seeds.sweep_panel(params.seed, k)))
     results = play_matches(
         game.name, [subject, *opponents], matches, params.selfplay.parallel_games, Workers.from_params(params)
     )
@@ -316,7 +317,9 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
             own = trial_params(params, trial.params)
             specs.append(head_to_head_player(name, model, own, params.sweep.eval_rollouts))
     seatings = mixed_seatings(game.num_players) * games_per_seating
-    result = play_match(game.name, specs, seatings, [params.seed, 104729], params.selfplay.parallel_games, 0)
+    result = play_match(
+        game.name, specs, seatings, seeds.sweep_versus_baseline(params.seed), params.selfplay.parallel_games, 0
+    )
     figures = score_interval(result.records, "tuned", "baseline")
     return {**figures, "tuned_trial": best_trial(study).number, "baseline_trial": baseline.number}
 

@@ -1,0 +1,44 @@
+"""Every random stream of a run, named in one place. Each stream is a `numpy.random.SeedSequence`
+entropy list that starts with `params.seed`; the numbers after it keep the streams apart, so that no two
+uses draw the same numbers. (Until issue 37 they were literals where they were used, and the gate's
+game i drew the same stream as self-play's random opening i.)"""
+
+from __future__ import annotations
+
+SELFPLAY_GAMES = 1  # [seed, generation, 1, part]: the games of one self-play part
+GATE_GAMES = 2  # [seed, generation, 2]: the gate's games (game i: spawn key i, as every match's)
+RANDOM_OPENINGS = 3  # [seed, generation, 3]: the random moves before each self-play game
+SWEEP_PANEL = 7919  # [seed, 7919, k]: a sweep trial's games against panel member k
+SWEEP_VERSUS_BASELINE = 104729  # [seed, 104729]: the best trial against the baseline
+
+
+def selfplay_games(seed: int, generation: int, part: int) -> list[int]:
+    return [seed, generation, SELFPLAY_GAMES, part]
+
+
+def gate_games(seed: int, generation: int) -> list[int]:
+    return [seed, generation, GATE_GAMES]
+
+
+def random_openings(seed: int, generation: int) -> list[int]:
+    return [seed, generation, RANDOM_OPENINGS]
+
+
+def evaluation_match(seed: int, match_key: str) -> list[int]:
+    """An evaluation match's games, drawn from the match's own cache key (its players and settings), so
+    a match plays the same games whichever other matches run beside it."""
+    return [seed, int(match_key[:8], 16)]
+
+
+def sweep_panel(seed: int, member: int) -> list[int]:
+    return [seed, SWEEP_PANEL, member]
+
+
+def sweep_versus_baseline(seed: int) -> list[int]:
+    return [seed, SWEEP_VERSUS_BASELINE]
+
+
+def sweep_sampler(seed: int, worker: int, trials: int) -> list[int]:
+    """A sweep worker's sampler, per worker and per restart: a resumed worker must not replay its first
+    random samples."""
+    return [seed, worker, trials]
