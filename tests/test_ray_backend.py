@@ -68,13 +68,15 @@ def cluster():
 
 
 def stop_processes_of(folder: str) -> None:
-    """Kill the Ray processes whose command line names `folder` (the cluster's session files)."""
+    """Kill the Ray processes whose command line names `folder` (the cluster's session files), and
+    their children (agents and workers retitle themselves `ray::...`)."""
     import psutil
 
     mine = []
     for process in psutil.process_iter(["cmdline"]):
         if any(folder in part for part in process.info["cmdline"] or []):
-            mine.append(process)
+            with contextlib.suppress(psutil.NoSuchProcess):
+                mine += [process, *process.children(recursive=True)]
     for process in mine:
         with contextlib.suppress(psutil.NoSuchProcess):
             process.kill()
