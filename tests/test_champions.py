@@ -170,3 +170,14 @@ def test_a_warm_start_that_does_not_fit_is_one_line_naming_the_field(tmp_path, m
     error = capsys.readouterr().err.strip()
     assert error.startswith("error: warm_start: ") and reason in error and "\n" not in error
     assert not (tmp_path / "models/best/gen_0.ckpt").exists()
+
+
+@pytest.mark.parametrize("where", ["outside a checkout", "in the checkout"])
+def test_match_plays_the_champions_own_game_wherever_it_runs(where, tmp_path):
+    """The game is the champion's, not params.yaml's: Connect 3x3 from a Tic-Tac-Mo checkout, and any
+    champion where no params.yaml exists (the champion's own params then)."""
+    cwd = tmp_path if where == "outside a checkout" else ROOT
+    done = command("match", "connect3x3", "random", "--games-per-seating", "1", "--rollouts", "4", stdin="", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["first"], result["games"]) == ("connect3x3", 6)  # 3 players: 6 mixed seatings

@@ -36,6 +36,11 @@ def card_path(name: str) -> Path:
     return FOLDER / f"{name}.yaml"
 
 
+def params_path(name: str) -> Path:
+    """The verbatim params that trained shipped champion `name`."""
+    return FOLDER / "params" / f"{name}.yaml"
+
+
 def card(name: str) -> dict:
     """The champion's card; CheckpointError with one line when it is missing or not a mapping."""
     path = card_path(name)

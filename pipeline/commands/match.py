@@ -1,7 +1,9 @@
 """Head-to-head: `python -m pipeline match A.ckpt B` where B is a checkpoint or a baseline.
 
 A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
-that name wins); the game is `params.yaml`'s, so a champion of another game needs `--params`.
+that name wins). The game is A's, the one its checkpoint was trained for; the search settings come from
+`--params`, else from `params.yaml` where it plays that game, else from the params that trained A
+where A is a shipped champion, else from the schema's defaults: the command works outside a checkout.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
@@ -17,6 +19,7 @@ where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hol
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -24,12 +27,12 @@ from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.commands.cli import command_parser, refuse_below
-from pipeline.config import load_params
+from pipeline.config import Params, load_params, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
 from pipeline.matches.workers import Workers, play_match
-from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
 
 @entry_point
@@ -44,14 +47,15 @@ def main(argv):
         "--rollouts", type=int, default=None, help="the networks' search budget (default: search.rollouts)"
     )
     parser.add_argument(
-        "--params", default="params.yaml", help="the params file the game and the search settings come from"
+        "--params", help="the search settings' params file; default: params.yaml where it plays A's game, else A's own"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
     parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
     refuse_below(1, {"--games-per-seating": args.games_per_seating, "--rollouts": args.rollouts})
     first = champions.resolve(args.first)  # an unknown name says so before the params are read
-    params = load_params(args.params)
+    load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
+    params = match_params(args.params, args.first, checkpoint_game(first))
     game = make_game(params.game)
     try:
         second = parse_player(args.second, (*BASELINES, NETWORK))
@@ -89,6 +93,22 @@ def main(argv):
         own = [np.sign(r.scores[r.seating.index("first")]) for r in result.records]
         summary.update(wins=own.count(1), ties=own.count(0), losses=own.count(-1))
     print(json.dumps(summary))
+
+
+def match_params(given: str | None, first: str, game: str) -> Params:
+    """`--params` where given; else `params.yaml` where it exists and plays `game`; else the params that
+    trained A where A names a shipped champion; else the schema's defaults for `game`."""
+    if given:
+        return load_params(given)
+    local = Path("params.yaml")
+    if local.is_file():
+        params = load_params(local)
+        if params.game == game:
+            return params
+    name = champions.shipped_name(first)
+    if name is not None and champions.params_path(name).is_file():
+        return load_params(champions.params_path(name))
+    return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {game}")
 
 
 if __name__ == "__main__":
