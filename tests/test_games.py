@@ -111,3 +111,13 @@ def test_illegal_moves_are_refused_clearly():
 def test_unknown_game_names_the_choices():
     with pytest.raises(ValueError, match="unknown game 'chess'.*tictacmo"):
         make_game("chess")
+
+
+def test_openspiel_moves_are_numbered_from_one_and_shown_with_the_board():
+    """As the project's own games: a person types the number the board shows, 1-based."""
+    game = make_game("openspiel:tic_tac_toe")
+    state = game.initial_state()
+    assert game.render(state).splitlines()[-1].startswith("moves: 1 x(0,0), 2 x(0,1)")
+    assert (game.parse_move(state, "1"), game.parse_move(state, "x(1,1)"), game.format_move(8)) == (0, 4, "9")
+    with pytest.raises(IllegalMove):
+        game.parse_move(state, "0")

@@ -137,16 +137,25 @@ class OpenSpielGame:
 
     # --- people ------------------------------------------------------------------------------
     def render(self, state: SpielState) -> str:
-        return str(state.state)
+        """OpenSpiel's own picture, then the number a person types for each legal move and OpenSpiel's
+        name for it: 1-based, as the project's own games number their moves."""
+        picture = str(state.state)
+        if state.state.is_terminal() or state.state.is_chance_node():
+            return picture
+        player = state.state.current_player()
+        moves = ", ".join(
+            f"{self.format_move(a)} {state.state.action_to_string(player, a)}" for a in self.legal_actions(state)
+        )
+        return f"{picture}\nmoves: {moves}"
 
     def parse_move(self, state: SpielState, text: str) -> int:
-        """An action number or OpenSpiel's name for a legal action."""
+        """A legal action's number, 1-based, or OpenSpiel's name for it."""
         word = text.strip()
         player = state.state.current_player()
         for action in self.legal_actions(state):
-            if word in (str(action), state.state.action_to_string(player, action)):
+            if word in (self.format_move(action), state.state.action_to_string(player, action)):
                 return action
         raise IllegalMove(f"{word!r} is not a legal move here")
 
     def format_move(self, action: int) -> str:
-        return str(action)
+        return str(action + 1)
