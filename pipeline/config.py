@@ -181,7 +181,7 @@ class BenchmarkParams(Section):
 
     enabled: bool = True
     simulations: list[Simulations] = Field(default_factory=lambda: [0, 100], min_length=1)
-    positions_per_set: Games = Field(100, ge=1)
+    positions_per_set: Int = Field(100, ge=1)
     data_dir: str | None = Field(None, description="folder of test sets; None = Pons' sets shipped in the package")
     files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
     every_generation: bool = Field(True, description="score every generation's best network: the strength curve")
@@ -338,6 +338,18 @@ class Params(Section):
         """Short hash of the named sections, recorded in checkpoints for provenance."""
         data = {name: _dump(getattr(self, name)) for name in names}
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def dotted(data: dict, prefix: str = "") -> dict:
+    """Nested params as one mapping of dotted keys (`search.c_puct`) to their values: how MLflow and the
+    report list them."""
+    flat = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            flat.update(dotted(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def _dump(value):

@@ -23,6 +23,11 @@ class StoreError(ValueError):
     """A store that cannot be reached or refuses us."""
 
 
+def sqlite_file(uri: str) -> Path | None:
+    """The file of a `sqlite:///` store; None for a store of any other kind (or SQLite in memory)."""
+    return Path(uri.removeprefix("sqlite:///")) if uri.startswith("sqlite:///") else None
+
+
 def check_store(uri: str, what: str = "MLflow store") -> None:
     """Raise `StoreError` in one line where the store at `uri` cannot be used: a SQLite file that cannot
     be written, an HTTP server where nothing answers or that refuses the credentials of the environment,
@@ -40,8 +45,8 @@ def check_store(uri: str, what: str = "MLflow store") -> None:
 
 
 def _check_sqlite(uri: str) -> None:
-    path = Path(uri.removeprefix("sqlite:///").removeprefix("sqlite://"))
-    if str(path) in ("", ".", ":memory:"):
+    path = sqlite_file(uri)
+    if path is None or str(path) in ("", ".", ":memory:"):
         return
     if path.exists():
         if not path.is_file() or not os.access(path, os.R_OK | os.W_OK):

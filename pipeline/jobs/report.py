@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from pipeline.atomic import atomic_path, write_text
-from pipeline.config import NOT_SETTING, Params
+from pipeline.config import NOT_SETTING, Params, dotted
 from pipeline.jobs.experiments import Evaluation, ReportContext
 from pipeline.jobs.sections import Plot, Section, plt
 
@@ -56,22 +56,12 @@ def params_section(params: Params, key: str) -> Section:
         if name == "generations":
             text = str(params.final_generation)
         elif isinstance(value, BaseModel):
-            text = ", ".join(f"{k} {v}" for k, v in _flat(value.model_dump()).items())
+            text = ", ".join(f"{k} {v}" for k, v in dotted(value.model_dump()).items())
         else:
             text = str(value)
         rows.append({"params": name, "values": text})
     text = f"The MLflow parent run of this setting carries the tag `setting = {key}`."
     return Section("Params", text, tables=[rows])
-
-
-def _flat(data: dict, prefix: str = "") -> dict:
-    flat = {}
-    for key, value in data.items():
-        if isinstance(value, dict):
-            flat.update(_flat(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 # --- training ------------------------------------------------------------------------------------

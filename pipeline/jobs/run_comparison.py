@@ -12,6 +12,7 @@ from pathlib import Path
 from pipeline.jobs.report import write_pages
 from pipeline.jobs.sections import Plot, Section, plt
 from pipeline.jobs.tracking import DVC_EXPERIMENT, GIT_COMMIT, SETTING, TrackingError
+from pipeline.stores import sqlite_file
 
 # Per-generation curves drawn side by side, where the runs logged them (ratings need `evaluate.ratings`).
 CURVES = {
@@ -45,8 +46,8 @@ def pipeline_runs(tracking_uri: str, experiment: str, names: list[str] | None = 
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     from mlflow import MlflowClient
 
-    store = tracking_uri.removeprefix("sqlite:///")
-    if store != tracking_uri and not Path(store).exists():  # MLflow would create an empty store
+    store = sqlite_file(tracking_uri)
+    if store and not store.exists():  # MLflow would create an empty store
         raise TrackingError(f"no MLflow store at {tracking_uri} (run the pipeline first, or give --tracking-uri)")
     client = MlflowClient(tracking_uri)
     found = client.get_experiment_by_name(experiment)

@@ -22,10 +22,10 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from pipeline import owners
-from pipeline.config import Params
+from pipeline.config import Params, dotted
 from pipeline.credentials import mask_passwords
 from pipeline.nets import CheckpointError
-from pipeline.stores import check_store
+from pipeline.stores import check_store, sqlite_file
 
 CHAMPION_ALIAS = "champion"
 OWNER = "owner"  # tag of a child run: its process (pipeline.owners), to tell a killed stage's run
@@ -94,17 +94,6 @@ def _connect(uri: str):
 _clients: dict[str, Future] = {}
 
 
-def _flatten(data: dict, prefix: str = "") -> dict[str, str]:
-    flat = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{name}."))
-        else:
-            flat[name] = json.dumps(value) if isinstance(value, list) else str(value)
-    return flat
-
-
 def _experiment_id(client, name: str) -> str:
     """The named experiment, created on first use (by whichever process gets there first). In a local
     store its artifacts live in `mlruns/<name>/` beside it at the project root (`$DVC_ROOT` under DVC), not
@@ -114,8 +103,8 @@ def _experiment_id(client, name: str) -> str:
     experiment = client.get_experiment_by_name(name)
     if experiment:
         return experiment.experiment_id
-    store = client.tracking_uri.removeprefix("sqlite:///")
-    location = (Path(store).resolve().parent / "mlruns" / name).as_uri() if store != client.tracking_uri else None
+    store = sqlite_file(client.tracking_uri)
+    location = (store.resolve().parent / "mlruns" / name).as_uri() if store else None
     try:
         return client.create_experiment(name, artifact_location=location)
     except MlflowException:  # another worker created it a moment ago
@@ -124,8 +113,8 @@ def _experiment_id(client, name: str) -> str:
 
 def _log_params(client, run_id: str, data: dict) -> None:
     """Every value flattened to a dotted key; URLs (storage, tracking URI) with their passwords masked."""
-    for key, value in _flatten(data).items():
-        client.log_param(run_id, key, mask_passwords(value))
+    for key, value in dotted(data).items():
+        client.log_param(run_id, key, mask_passwords(json.dumps(value) if isinstance(value, list) else str(value)))
 
 
 def setting_key(params: Params) -> str:
@@ -384,8 +373,8 @@ class StageRun:
 def download_champion(tracking_uri: str, model_name: str, directory: Path) -> tuple[Path, str]:
     """Download the checkpoint that the registered model's `champion` alias points at; return it and
     a line saying which version it is (its generation and the run that promoted it)."""
-    store = tracking_uri.removeprefix("sqlite:///")
-    if store != tracking_uri and not Path(store).exists():  # MLflow would create an empty store
+    store = sqlite_file(tracking_uri)
+    if store and not store.exists():  # MLflow would create an empty store
         raise CheckpointError(f"no MLflow store at {tracking_uri} (run the pipeline, or give --tracking-uri)")
     check_store(tracking_uri)
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
