@@ -25,10 +25,10 @@ from tqdm import tqdm
 
 from pipeline import champions
 from pipeline.config import load_params
+from pipeline.evaluation.connect4_benchmark import mistake_rates, read_set, resolve_files
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.games.moves import read_position
-from pipeline.jobs.connect4_benchmark import mistake_rates, read_set, resolve_files
 from pipeline.jobs.entry import entry_point
 from pipeline.jobs.replay import load_samples, save_samples
 from pipeline.jobs.selfplay import random_moves, run_selfplay

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -75,7 +76,7 @@ class SearchParams(Section):
     c_puct: Float = Field(3.0, gt=0)
     dirichlet_alpha: Float = Field(1.0, gt=0)
     dirichlet_epsilon: Float = Field(0.25, ge=0, le=1)
-    rollouts: Simulations = Field(50, ge=1)
+    simulations: Simulations = Field(50, ge=1)
     max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
     root: Literal["puct", "gumbel"] = Field("puct", description="root search: PUCT or Gumbel AlphaZero (issue 14)")
     gumbel_considered: Int = Field(16, ge=1, description="gumbel: actions sampled at the root, capped by legal moves")
@@ -98,7 +99,7 @@ class SelfPlayParams(Section):
         0, ge=0, description="each game starts after 0..N (uniformly drawn) uniformly random moves, not trained on"
     )
     full_search_fraction: Float = Field(1.0, ge=0, le=1, description="playout cap randomization")
-    fast_rollouts: Simulations = Field(10, ge=1, description="budget of the moves that miss the full search")
+    fast_simulations: Simulations = Field(10, ge=1, description="budget of the moves that miss the full search")
     greedy_epsilon: Float = Field(0.2, ge=0, le=1)
     td_gamma: Float = Field(0.9, ge=0, le=1)
     td_lambda: Float = Field(0.9, ge=0, le=1)
@@ -225,8 +226,17 @@ def _default_space() -> dict[str, SweepDimension]:
     return {
         "search.c_puct": SweepDimension(low=0.5, high=8.0, log=True),
         "search.dirichlet_alpha": SweepDimension(low=0.05, high=2.0, log=True),
-        "search.rollouts": SweepDimension(low=10, high=200, log=True),
+        "search.simulations": SweepDimension(low=10, high=200, log=True),
     }
+
+
+class ConfirmParams(Section):
+    """`sweep --confirm`: the top settings and the baseline trained again from fresh seeds and played
+    head to head (`pipeline/sweeps/confirmation.py`)."""
+
+    top: Int = Field(3, ge=1, description="best complete trials of distinct params confirmed against the baseline")
+    seeds: Int = Field(3, ge=1, le=1000, description="fresh training seeds per setting")
+    games_per_seating: Games = Field(4, ge=1, description="games per seating of each pair of networks")
 
 
 class SweepParams(Section):
@@ -240,8 +250,11 @@ class SweepParams(Section):
     generations: Int = Field(3, ge=1, description="generations per trial, each with the base params' self-play cost")
     panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
     games_per_seating: Games = Field(4, ge=1, description="games per seat arrangement against each panel member")
-    eval_rollouts: Simulations = Field(50, ge=1, description="search budget of the trained network against the panel")
+    eval_simulations: Simulations = Field(
+        50, ge=1, description="search budget of the trained network against the panel"
+    )
     space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
+    confirm: ConfirmParams = ConfirmParams()
 
 
 class BackendParams(Section):
@@ -310,10 +323,10 @@ class Params(Section):
 
     @model_validator(mode="after")
     def _trees_fit_in_memory(self) -> Params:
-        nodes = self.search.rollouts * self.selfplay.parallel_games
+        nodes = self.search.simulations * self.selfplay.parallel_games
         if nodes > MAX_TREE_NODES:
             raise ValueError(
-                f"search.rollouts x selfplay.parallel_games: {nodes:,} tree nodes in one worker exceed "
+                f"search.simulations x selfplay.parallel_games: {nodes:,} tree nodes in one worker exceed "
                 f"{MAX_TREE_NODES:,}, more than a machine's memory holds; lower one of them"
             )
         return self
@@ -370,9 +383,48 @@ def _describe(error: dict) -> str:
     return f"{where}: {error['msg']} (got {clip(repr(error['input']), 60)})"
 
 
+# Old spellings of renamed params, still read so that users' params files work: one word, `simulations`,
+# names every search budget (issue 37). Each old key read prints one deprecation line.
+RENAMED = {
+    "search.rollouts": "search.simulations",
+    "selfplay.fast_rollouts": "selfplay.fast_simulations",
+    "sweep.eval_rollouts": "sweep.eval_simulations",
+}
+
+
+def current_path(path: str) -> str:
+    """A dotted params path under its current name (a sweep space or an old study's trial may use an old one)."""
+    return RENAMED.get(path, path)
+
+
+def _renamed(data: dict, source: str) -> dict:
+    """`data` with renamed keys moved to their new names, sweep space paths included."""
+    data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    for old, new in RENAMED.items():
+        section, old_key = old.split(".")
+        new_key = new.split(".")[1]
+        part = data.get(section)
+        if isinstance(part, dict) and old_key in part:
+            if new_key in part:
+                raise ConfigError(f"{source}: {old} and {new} name one param; keep {new} only")
+            part[new_key] = part.pop(old_key)
+            _deprecated(source, old, new)
+    space = data.get("sweep", {}).get("space") if isinstance(data.get("sweep"), dict) else None
+    if isinstance(space, dict) and any(path in RENAMED for path in space):
+        for path in [p for p in space if p in RENAMED]:
+            _deprecated(source, f"sweep.space: {path}", current_path(path))
+        data["sweep"]["space"] = {current_path(path): dim for path, dim in space.items()}
+    return data
+
+
+def _deprecated(source: str, old: str, new: str) -> None:
+    print(f"{source}: {old} is deprecated, read as {new}; rename it", file=sys.stderr)
+
+
 def parse_params(data: dict, source: str = "params.yaml") -> Params:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: expected a mapping of sections at the top level")
+    data = _renamed(data, source)
     try:
         return Params.model_validate(data)
     except ValidationError as err:

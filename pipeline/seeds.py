@@ -10,6 +10,8 @@ GATE_GAMES = 2  # [seed, generation, 2]: the gate's games (game i: spawn key i, 
 RANDOM_OPENINGS = 3  # [seed, generation, 3]: the random moves before each self-play game
 SWEEP_PANEL = 7919  # [seed, 7919, k]: a sweep trial's games against panel member k
 SWEEP_VERSUS_BASELINE = 104729  # [seed, 104729]: the best trial against the baseline
+SWEEP_CONFIRMATION = 1299709  # [seed, 1299709, k, a, b]: candidate k's network a against baseline network b;
+# [seed, 1299709, k]: the bootstrap of candidate k's interval
 
 
 def selfplay_games(seed: int, generation: int, part: int) -> list[int]:
@@ -36,6 +38,14 @@ def sweep_panel(seed: int, member: int) -> list[int]:
 
 def sweep_versus_baseline(seed: int) -> list[int]:
     return [seed, SWEEP_VERSUS_BASELINE]
+
+
+def sweep_confirmation(seed: int, candidate: int, mine: int, theirs: int) -> list[int]:
+    return [seed, SWEEP_CONFIRMATION, candidate, mine, theirs]
+
+
+def sweep_confirmation_interval(seed: int, candidate: int) -> list[int]:
+    return [seed, SWEEP_CONFIRMATION, candidate]
 
 
 def sweep_sampler(seed: int, worker: int, trials: int) -> list[int]:

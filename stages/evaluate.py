@@ -3,9 +3,9 @@ network (and, for ratings, every generation's), with finished matches cached in 
 
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
+from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.games import make_game
 from pipeline.jobs.entry import entry_point, use_params_machine
-from pipeline.jobs.evaluate import run_evaluation
 from pipeline.jobs.tracking import stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
 from stages import paths

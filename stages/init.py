@@ -7,9 +7,9 @@ import torch
 from pipeline import champions
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
+from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
 from pipeline.jobs.entry import entry_point, use_params_machine
-from pipeline.jobs.lineage import compute_before
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint

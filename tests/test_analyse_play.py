@@ -40,7 +40,7 @@ def run(main, argv, text, monkeypatch, capsys):
 def test_connect4_lines_in_test_set_notation(tmp_path, monkeypatch, capsys, sims):
     checkpoint = tiny_checkpoint(tmp_path / "c4.ckpt", "connect4")
     lines = "32164625 11\n\n448x\n4444444\n6146 18\n"
-    status, out, err = run(analyse.main, [checkpoint, "--sims", str(sims), "--json"], lines, monkeypatch, capsys)
+    status, out, err = run(analyse.main, [checkpoint, "--simulations", str(sims), "--json"], lines, monkeypatch, capsys)
     assert status == 1  # some lines were bad
     assert err.splitlines() == [
         "error: line 3 (448x): move 8 is not legal here",
@@ -50,18 +50,25 @@ def test_connect4_lines_in_test_set_notation(tmp_path, monkeypatch, capsys, sims
     assert [r["line"] for r in results] == [1, 2, 5]  # the lines after a bad one are analysed
     assert results[0]["moves"] == list("32164625") and results[1]["moves"] == []
     for result in results:
-        assert result["sims"] == sims and len(result["value"]) == 2
+        assert result["simulations"] == sims and len(result["value"]) == 2
         assert list(result["policy"]) == [str(c) for c in range(1, 8)]
         assert sum(result["policy"].values()) == pytest.approx(1, abs=1e-5)
         assert result["policy"][result["move"]] == max(result["policy"].values())
-    status, text, _ = run(analyse.main, [checkpoint, "--sims", str(sims)], "6146\n", monkeypatch, capsys)
+    status, text, _ = run(analyse.main, [checkpoint, "--simulations", str(sims)], "6146\n", monkeypatch, capsys)
     assert status == 0 and text.startswith("6146  seat 0 to move  move ")
+
+
+def test_the_old_budget_flag_still_works_with_a_deprecation_line(tmp_path, monkeypatch, capsys):
+    checkpoint = tiny_checkpoint(tmp_path / "mo.ckpt", "tictacmo")
+    status, out, err = run(analyse.main, [checkpoint, "--sims", "8", "--json"], "1\n", monkeypatch, capsys)
+    assert status == 0 and json.loads(out)["simulations"] == 8
+    assert err == "python -m pipeline analyse: --sims is deprecated; use --simulations\n"
 
 
 def test_tictacmo_moves_with_spaces_or_commas(tmp_path, monkeypatch, capsys):
     checkpoint = tiny_checkpoint(tmp_path / "mo.ckpt", "tictacmo")
     lines = "1 2 3\n1,5\n1 2 3 4 5 6 7 8 9 10 11 12 13 14 15\n"
-    status, out, err = run(analyse.main, [checkpoint, "--sims", "8", "--json"], lines, monkeypatch, capsys)
+    status, out, err = run(analyse.main, [checkpoint, "--simulations", "8", "--json"], lines, monkeypatch, capsys)
     assert status == 1 and err.startswith("error: line 3 (") and "the game is over" in err
     first, second = (json.loads(line) for line in out.splitlines())
     assert first["to_play"] == 0 and second["to_play"] == 2 and len(first["value"]) == 3
@@ -132,7 +139,9 @@ def test_the_readme_line_plays_the_three_player_default_game(tmp_path, monkeypat
     person is told which symbol is theirs, and the end names the winner."""
     checkpoint = tiny_checkpoint(tmp_path / "mo.ckpt", "tictacmo")
     moves = "".join(f"{cell}\n" for cell in range(1, 16))
-    status, out, err = run(play.main, [checkpoint, "--seats", "human,az", "--sims", "8"], moves, monkeypatch, capsys)
+    status, out, err = run(
+        play.main, [checkpoint, "--seats", "human,az", "--simulations", "8"], moves, monkeypatch, capsys
+    )
     assert (status, err) == (0, "")
     lines = out.splitlines()
     assert lines[0] == "seats: seat 0 (human), seat 1 (az), seat 2 (az)"
@@ -144,7 +153,7 @@ def test_the_readme_line_plays_the_three_player_default_game(tmp_path, monkeypat
 
 def test_the_winner_is_named():
     game = make_game("tictacmo")
-    agents = play.make_agents(game, play.parse_seats("human,random", 3, fill="random", sims=8), None, 0)
+    agents = play.make_agents(game, play.parse_seats("human,random", 3, fill="random", simulations=8), None, 0)
     assert play.result_line(game, agents, np.array([-1.0, 1.0, -1.0])) == "winner: seat 1 (random) playing O"
     assert play.result_line(game, agents, np.zeros(3)) == "draw"
 

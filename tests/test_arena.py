@@ -87,12 +87,12 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
         paths.append(str(path))
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump({"game": "tictactoe", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))
-    main([*paths, "--games-per-seating", "3", "--rollouts", "4", "--params", str(params)])
+    main([*paths, "--games-per-seating", "3", "--simulations", "4", "--params", str(params)])
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 6
     assert result["ci95_low"] <= result["score"] <= result["ci95_high"]
     assert 0.0 <= result["score"] <= 1.0
-    main([paths[0], "uct:4", "--games-per-seating", "2", "--rollouts", "4", "--params", str(params)])
+    main([paths[0], "uct:4", "--games-per-seating", "2", "--simulations", "4", "--params", str(params)])
     assert json.loads(capsys.readouterr().out)["games"] == 4
     with pytest.raises(SystemExit) as exit:
         main([paths[0], "optimal", "--params", str(params)])
@@ -107,7 +107,7 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
         (["uct:0"], "error: uct:0: neither a checkpoint file nor a baseline; expected uct:N"),
         (["alphabeta:x"], "error: alphabeta:x: neither a checkpoint file nor a baseline"),
         (["uct:4", "--games-per-seating", "0"], "error: --games-per-seating: expected a positive integer, got 0"),
-        (["uct:4", "--rollouts", "-1"], "error: --rollouts: expected a positive integer, got -1"),
+        (["uct:4", "--simulations", "-1"], "error: --simulations: expected a positive integer, got -1"),
     ],
 )
 def test_match_command_refuses_bad_opponents_and_budgets_in_one_line(tmp_path, capsys, argv, message):
@@ -138,7 +138,19 @@ def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, caps
 
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump({"game": "tictacmo", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))
-    main(["tictacmo", "uct:8", "--first-alone", "--games-per-seating", "2", "--rollouts", "4", "--params", str(params)])
+    main(
+        [
+            "tictacmo",
+            "uct:8",
+            "--first-alone",
+            "--games-per-seating",
+            "2",
+            "--simulations",
+            "4",
+            "--params",
+            str(params),
+        ]
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 6, "three seats for the champion, two games each"
     assert result["wins"] + result["ties"] + result["losses"] == 6

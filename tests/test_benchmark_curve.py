@@ -9,14 +9,14 @@ import yaml
 from test_evaluate import networks, tiny_params
 from test_report import GATE, SELFPLAY, TRAIN
 
+from pipeline.evaluation.evaluate import run_evaluation
+from pipeline.evaluation.experiments import Evaluation
+from pipeline.evaluation.experiments.benchmark import BenchmarkResult
+from pipeline.evaluation.lineage import compute_before
+from pipeline.evaluation.report import write_report
+from pipeline.evaluation.strength_curve import cumulative_compute, curve
 from pipeline.games import make_game
-from pipeline.jobs.evaluate import run_evaluation
-from pipeline.jobs.experiments import Evaluation
-from pipeline.jobs.experiments.benchmark import BenchmarkResult
-from pipeline.jobs.lineage import compute_before
 from pipeline.jobs.replay import DataError
-from pipeline.jobs.report import write_report
-from pipeline.jobs.strength_curve import cumulative_compute, curve
 
 
 def test_compute_adds_up_per_generation_and_estimates_old_runs():
@@ -26,7 +26,7 @@ def test_compute_adds_up_per_generation_and_estimates_old_runs():
     ]
     train = [{"samples": 1000, "samples_per_s": 500.0, "epochs": [{}, {}]}] * 2  # 4 s each
     gate = [{"gate_seconds": 36.0}, {}]
-    totals = cumulative_compute(selfplay, train, gate, rollouts=50)
+    totals = cumulative_compute(selfplay, train, gate, per_move=50)
     assert [t["simulations"] for t in totals] == [0, 5000, 5000 + 10 * 30 * 50]
     assert totals[1]["hours"] == pytest.approx((360 + 4 + 36) / 3600)
     assert totals[2]["hours"] == pytest.approx((360 + 4 + 36 + 720 + 4) / 3600)
@@ -62,7 +62,7 @@ def test_the_report_draws_mistakes_against_simulations_and_hours(tmp_path):
         for s in ("Test_L3_R1", "Test_L1_R2")
         for c in ("policy", "search 4")
     ]
-    evaluation = Evaluation(rollouts=8, seconds=0.0, results=[BenchmarkResult(8, [], scores)])
+    evaluation = Evaluation(simulations=8, seconds=0.0, results=[BenchmarkResult(8, [], scores)])
     write_report(tmp_path, "connect4", selfplay, train, GATE, evaluation)
     assert (tmp_path / "benchmark_curve.png").stat().st_size > 0
     markdown = (tmp_path / "report.md").read_text()
@@ -89,7 +89,7 @@ def write_run(folder, warm_start, generations: int) -> None:
     from pipeline.nets.senet import NetworkShape, SENet
 
     game = make_game("connect4")
-    params = {"game": "connect4", "search": {"rollouts": 10}, "warm_start": warm_start}
+    params = {"game": "connect4", "search": {"simulations": 10}, "warm_start": warm_start}
     params["generations"] = [{"gen": g, "prev": g - 1} for g in range(1, generations + 1)]
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "params.yaml").write_text(yaml.safe_dump(params))
@@ -111,7 +111,7 @@ def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
     start = compute_before(warm_start)
     assert not warm_start or start["simulations"] > 0, "the connect4 card says what trained it"
     write_run(tmp_path, warm_start, generations=1)
-    main([str(tmp_path), "--sims", "0", "--positions", "2", "--json", "--plot", str(tmp_path / "curve.png")])
+    main([str(tmp_path), "--simulations", "0", "--positions", "2", "--json", "--plot", str(tmp_path / "curve.png")])
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {(r["generation"], r["simulations"]) for r in rows} == {
         (0, start["simulations"]),

@@ -14,8 +14,8 @@ import torch
 from pipeline import champions
 from pipeline.commands import analyse, match, play
 from pipeline.config import load_params
+from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
-from pipeline.jobs.lineage import compute_before
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def test_a_person_plays_a_game_to_its_end_by_name(name, tmp_path):
     game = make_game(champions.card(name)["game"])
     legal = game.legal_actions(game.initial_state())  # every cell or column, typed in turn until the end
     moves = "".join(f"{game.format_move(action)}\n" for action in legal) * 20
-    done = command("play", name, "--sims", "8", stdin=moves, cwd=tmp_path)
+    done = command("play", name, "--simulations", "8", stdin=moves, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
     assert lines[0] == champions.summary(name)
@@ -177,7 +177,7 @@ def test_match_plays_the_champions_own_game_wherever_it_runs(where, tmp_path):
     """The game is the champion's, not params.yaml's: Connect 3x3 from a Tic-Tac-Mo checkout, and any
     champion where no params.yaml exists (the champion's own params then)."""
     cwd = tmp_path if where == "outside a checkout" else ROOT
-    done = command("match", "connect3x3", "random", "--games-per-seating", "1", "--rollouts", "4", stdin="", cwd=cwd)
+    done = command("match", "connect3x3", "random", "--games-per-seating", "1", "--simulations", "4", stdin="", cwd=cwd)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["first"], result["games"]) == ("connect3x3", 6)  # 3 players: 6 mixed seatings

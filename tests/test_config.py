@@ -21,13 +21,16 @@ def with_(**changes):
         (with_(game="tictacmo(size=4)"), "game: .*tictacmo takes no options"),
         (with_(serch={"c_puct": 1}), "serch: unknown key"),
         (with_(search={"c_puct": "high"}), "search.c_puct: .*valid number"),
-        (with_(search={"rollouts": 0}), "search.rollouts: .*greater than or equal to 1"),
-        (with_(search={"rollouts": 10**30}), r"search.rollouts: .*less than or equal to 1000000 \(got 1000000000"),
+        (with_(search={"simulations": 0}), "search.simulations: .*greater than or equal to 1"),
+        (
+            with_(search={"simulations": 10**30}),
+            r"search.simulations: .*less than or equal to 1000000 \(got 1000000000",
+        ),
         (with_(selfplay={"games": 10**12}), "selfplay.games: .*less than or equal to 10000000"),
         (with_(evaluate={"ratings": {"uct_baselines": [50, 10**9]}}), "evaluate.ratings.uct_baselines.1: .*less than"),
         (
-            with_(search={"rollouts": 100_000}, selfplay={"parallel_games": 4096}),
-            "search.rollouts x selfplay.parallel_games: 409,600,000 tree nodes in one worker exceed",
+            with_(search={"simulations": 100_000}, selfplay={"parallel_games": 4096}),
+            "search.simulations x selfplay.parallel_games: 409,600,000 tree nodes in one worker exceed",
         ),
         (with_(train={"epochs": 2, "lr": 0.1}), "train.lr: unknown key"),
         (with_(generations=[{"gen": 1, "prev": 0}, {"gen": 3, "prev": 2}]), "generations: .*item 1 must be"),
@@ -72,7 +75,7 @@ def test_a_key_left_out_means_the_shipped_value_in_the_schema_and_in_search():
 
 def test_defaults_follow_seed_000_table_1():
     params = parse_params(BASE)
-    assert (params.search.c_puct, params.search.dirichlet_alpha, params.search.rollouts) == (3.0, 1.0, 50)
+    assert (params.search.c_puct, params.search.dirichlet_alpha, params.search.simulations) == (3.0, 1.0, 50)
     assert (params.train.learning_rate, params.train.batch_size, params.train.weight_decay) == (1e-3, 64, 1e-4)
     assert params.final_generation == 1
 
@@ -84,7 +87,7 @@ def test_project_params_file_is_valid():
 
 def test_the_pig_example_params_file_is_valid_and_has_its_stated_settings():
     pig = load_params("examples/pig-goal30.yaml")
-    assert (pig.game, pig.search.c_puct, pig.search.rollouts, pig.selfplay.root_value_weight) == (
+    assert (pig.game, pig.search.c_puct, pig.search.simulations, pig.selfplay.root_value_weight) == (
         "pig(players=2,goal=30)",
         1.0,
         100,
@@ -100,6 +103,26 @@ def test_the_connect4_sweep_example_params_file_is_valid():
         "connect4-search",
         ["uct:100", "alphabeta:2", "alphabeta:4"],
     )
+
+
+def test_old_names_of_the_search_budget_are_read_with_one_notice_each(capsys):
+    old = with_(
+        search={"rollouts": 12},
+        selfplay={"fast_rollouts": 3},
+        sweep={"eval_rollouts": 7, "space": {"search.rollouts": {"low": 5, "high": 20}}},
+    )
+    params = parse_params(old, "old.yaml")
+    assert (params.search.simulations, params.selfplay.fast_simulations, params.sweep.eval_simulations) == (12, 3, 7)
+    assert list(params.sweep.space) == ["search.simulations"]
+    assert capsys.readouterr().err.splitlines() == [
+        "old.yaml: search.rollouts is deprecated, read as search.simulations; rename it",
+        "old.yaml: selfplay.fast_rollouts is deprecated, read as selfplay.fast_simulations; rename it",
+        "old.yaml: sweep.eval_rollouts is deprecated, read as sweep.eval_simulations; rename it",
+        "old.yaml: sweep.space: search.rollouts is deprecated, read as search.simulations; rename it",
+    ]
+    assert parse_params(with_(search={"simulations": 12})) == parse_params(with_(search={"rollouts": 12}))
+    with pytest.raises(ConfigError, match="^x.yaml: search.rollouts and search.simulations name one param; keep"):
+        parse_params(with_(search={"rollouts": 12, "simulations": 12}), "x.yaml")
 
 
 def test_unreadable_files_fail_clearly(tmp_path):
@@ -126,7 +149,7 @@ def test_numbers_written_as_yaml_strings_still_count():
 
 def test_the_connect4_long_run_example_has_its_stated_settings():
     params = load_params("examples/connect4.yaml")
-    stated = (params.game, params.network.blocks, params.network.channels, params.search.rollouts)
+    stated = (params.game, params.network.blocks, params.network.channels, params.search.simulations)
     assert stated == ("connect4", 5, 64, 100)
     assert params.evaluate.benchmark.simulations == [0, 600] and params.evaluate.benchmark.every_generation
     assert params.final_generation == 20

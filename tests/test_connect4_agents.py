@@ -7,8 +7,8 @@ import pytest
 
 from pipeline.agents.alphabeta import AlphaBetaAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
+from pipeline.evaluation.connect4_benchmark import mistake_rates, read_set
 from pipeline.games import make_game
-from pipeline.jobs.connect4_benchmark import mistake_rates, read_set
 from pipeline.matches.arena import pairwise_score, play_games
 from pipeline.positions import CONNECT4
 from pipeline.solvers.connect4 import Connect4Solver

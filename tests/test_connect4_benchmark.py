@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from pipeline.commands.connect4_benchmark import main
+from pipeline.evaluation.connect4_benchmark import mistake_rates
 from pipeline.games import make_game
-from pipeline.jobs.connect4_benchmark import mistake_rates
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
@@ -39,14 +39,14 @@ def test_labels_and_solver_give_the_same_mistakes(network):
 def test_command_prints_rows_or_one_error_line(network, tmp_path, capsys):
     checkpoint = tmp_path / "net.ckpt"
     save_checkpoint(checkpoint, network, GAME.name)
-    main([str(checkpoint), "--sims", "0", "--files", str(DATA / "cols_L2_R1.txt"), "--positions", "3", "--json"])
+    main([str(checkpoint), "--simulations", "0", "--files", str(DATA / "cols_L2_R1.txt"), "--positions", "3", "--json"])
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["set"] == "Test_L2_R1" and row["positions"] == 3
 
     broken = tmp_path / "broken"
     broken.write_text("4453 3\n1111111 2\n")
     with pytest.raises(SystemExit) as exit_info:
-        main([str(checkpoint), "--sims", "0", "--files", str(broken)])
+        main([str(checkpoint), "--simulations", "0", "--files", str(broken)])
     assert exit_info.value.code == 1
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"error: {broken}: line 2: ") and "not legal" in line

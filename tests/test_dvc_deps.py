@@ -27,7 +27,7 @@ STAGES = {  # each stage's command-line arguments on a one-generation run
 TINY = {
     "workers": 1,  # every game in the stage's own process, where its params reads are seen
     "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
-    "search": {"rollouts": 8},
+    "search": {"simulations": 8},
     "selfplay": {"games": 4, "parallel_games": 4},
     "train": {"epochs": 1},
     "gate": {"games_per_seating": 1, "threshold": 0.0},

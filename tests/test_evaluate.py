@@ -4,8 +4,8 @@ from the cache (an interrupted or extended evaluation replays none), ratings cov
 import torch
 
 from pipeline.config import parse_params
+from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.games import make_game
-from pipeline.jobs.evaluate import run_evaluation
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.positions import CONNECT4
 
@@ -36,7 +36,7 @@ def tiny_params(game, **evaluate):
         {
             "game": game,
             "workers": 1,
-            "search": {"rollouts": 4},
+            "search": {"simulations": 4},
             "evaluate": {**defaults, **evaluate},
             "generations": [{"gen": 1, "prev": 0}, {"gen": 2, "prev": 1}, {"gen": 3, "prev": 2}],
         }

@@ -139,8 +139,8 @@ def tiny_gumbel_params(**search):
             "seed": 3,
             "workers": 1,
             "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
-            "search": {"rollouts": 8, "root": "gumbel", "gumbel_considered": 4, **search},
-            "selfplay": {"games": 6, "parallel_games": 6, "full_search_fraction": 0.5, "fast_rollouts": 3},
+            "search": {"simulations": 8, "root": "gumbel", "gumbel_considered": 4, **search},
+            "selfplay": {"games": 6, "parallel_games": 6, "full_search_fraction": 0.5, "fast_simulations": 3},
             "generations": [{"gen": 1, "prev": 0}],
         }
     )

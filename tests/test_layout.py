@@ -28,9 +28,11 @@ FLOORS = {
     "pipeline/agents": 3,
     "pipeline/matches": 4,
     "pipeline/jobs": 5,
-    "pipeline/commands": 6,
-    "pipeline/__main__.py": 6,
-    "stages": 6,
+    "pipeline/evaluation": 6,
+    "pipeline/sweeps": 6,
+    "pipeline/commands": 7,
+    "pipeline/__main__.py": 7,
+    "stages": 7,
 }
 # Imports across one floor, each with its reason (README, "Layout").
 SIDEWAYS = {

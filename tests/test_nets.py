@@ -295,7 +295,7 @@ def test_int8_self_play_gives_the_same_games_for_the_same_seed():
             "game": "pig(players=2,goal=20)",  # chance nodes too
             "workers": 1,
             "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
-            "search": {"rollouts": 8, "precision": "int8"},
+            "search": {"simulations": 8, "precision": "int8"},
             "selfplay": {"games": 4, "parallel_games": 4},
             "generations": [{"gen": 1, "prev": 0}],
         }

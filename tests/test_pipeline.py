@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 TINY = {
     "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
-    "search": {"rollouts": 8},
+    "search": {"simulations": 8},
     "selfplay": {"games": 6, "parallel_games": 6},
     "train": {"epochs": 1},
     "gate": {"games_per_seating": 1, "threshold": 0.0},  # every candidate is promoted

@@ -90,7 +90,7 @@ def tiny(workers: Workers):
             "workers": workers.count,
             "backend": {"kind": workers.backend, "ray_address": workers.ray_address},
             "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
-            "search": {"rollouts": 24},
+            "search": {"simulations": 24},
             "selfplay": {"games": 16, "parallel_games": 4},
             "generations": [{"gen": 1, "prev": 0}],
         }

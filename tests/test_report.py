@@ -5,11 +5,11 @@ its JSON unchanged."""
 import json
 import re
 
-from pipeline.jobs.experiments import Evaluation
-from pipeline.jobs.experiments.fig3 import Fig3Result
-from pipeline.jobs.experiments.pig_oracle import PigOracleResult
-from pipeline.jobs.experiments.ratings import RatingsResult
-from pipeline.jobs.report import champion_generation, summary_metrics, write_report
+from pipeline.evaluation.experiments import Evaluation
+from pipeline.evaluation.experiments.fig3 import Fig3Result
+from pipeline.evaluation.experiments.pig_oracle import PigOracleResult
+from pipeline.evaluation.experiments.ratings import RatingsResult
+from pipeline.evaluation.report import champion_generation, summary_metrics, write_report
 
 SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
 TRAIN = [
@@ -50,7 +50,7 @@ def ratings():
 
 
 def evaluation(*results) -> Evaluation:
-    return Evaluation(rollouts=8, seconds=1.5, results=list(results))
+    return Evaluation(simulations=8, seconds=1.5, results=list(results))
 
 
 def test_html_embeds_every_plot_and_markdown_links_files(tmp_path):
@@ -117,9 +117,9 @@ def test_the_evaluation_reads_back_from_its_json_as_written():
     written = Evaluation(8, 1.5, [ratings(), fig3()], ["Connect-4 benchmark: no test files."])
     data = json.loads(json.dumps(written.to_json()))
     assert set(data) == {
-        "rollouts", "seconds", "skipped", "ratings", "player_of_generation", "versus_first",
+        "simulations", "seconds", "skipped", "ratings", "player_of_generation", "versus_first",
         "fig3a", "fig3b_control", "alphazero_minus_control", "alphazero_at_least_control_everywhere",
     }  # fmt: skip
     assert data["alphazero_at_least_control_everywhere"] is True
     assert Evaluation.read(data) == written
-    assert Evaluation.read({"rollouts": 8, "seconds": 0.0, "skipped": []}).results == []
+    assert Evaluation.read({"simulations": 8, "seconds": 0.0, "skipped": []}).results == []

@@ -22,7 +22,7 @@ def tiny(game_name="tictacmo", **selfplay):
             "game": game_name,
             "workers": 1,
             "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
-            "search": {"rollouts": 12},
+            "search": {"simulations": 12},
             "selfplay": {"games": 8, "parallel_games": 8, **selfplay},
             "generations": [{"gen": 1, "prev": 0}],
         }
@@ -65,7 +65,7 @@ def test_greedy_player_takes_a_winning_move():
 
 def test_playout_cap_records_only_full_searches():
     game, model, full = tiny()
-    _, _, capped = tiny(full_search_fraction=0.25, fast_rollouts=3)
+    _, _, capped = tiny(full_search_fraction=0.25, fast_simulations=3)
     everything = run_selfplay(game, model, full, generation=1, progress=False)
     some = run_selfplay(game, model, capped, generation=1, progress=False)
     positions = everything.metrics["samples"]

@@ -19,8 +19,8 @@ from test_pipeline import ROOT, TINY
 from test_sweep import tiny_params
 
 from pipeline.config import load_params
-from pipeline.jobs.sweep import open_study
-from pipeline.jobs.sweep_storage import open_storage
+from pipeline.sweeps.storage import open_storage
+from pipeline.sweeps.study import open_study
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
 
@@ -29,7 +29,7 @@ PREPARE_WHEN_TOLD = """
 import sys, time
 from pathlib import Path
 from pipeline.config import load_params
-from pipeline.jobs.sweep import prepare_study
+from pipeline.sweeps.study import prepare_study
 params, url, folder = load_params(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 (folder / f"ready-{sys.argv[4]}").touch()
 while not (folder / "go").exists():

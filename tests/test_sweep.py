@@ -2,6 +2,7 @@
 resuming, the report and its params file, two objectives, worker processes on one storage (killed
 ones included), passwords kept out of what is logged, and bad sweep params refused."""
 
+import json
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import optuna
 import pytest
 import yaml
@@ -17,8 +19,12 @@ from tqdm import tqdm
 
 from pipeline.commands import sweep as sweep_command
 from pipeline.config import ConfigError, load_params, parse_params
-from pipeline.jobs import sweep_storage
-from pipeline.jobs.sweep import (
+from pipeline.jobs.tracking import tracking_uri
+from pipeline.sweeps import confirmation
+from pipeline.sweeps import storage as sweep_storage
+from pipeline.sweeps.report import write_best_params, write_report
+from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage
+from pipeline.sweeps.study import (
     BASELINE,
     Objective,
     best_trial,
@@ -32,9 +38,6 @@ from pipeline.jobs.sweep import (
     versus_baseline,
     with_overrides,
 )
-from pipeline.jobs.sweep_report import write_best_params, write_report
-from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage
-from pipeline.jobs.tracking import tracking_uri
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
 
@@ -53,7 +56,7 @@ def tiny_params(folder: Path, **sweep) -> Path:
     data = yaml.safe_load((ROOT / "params.yaml").read_text())
     data.update(game="tictactoe", workers=1)
     data["network"] = {"blocks": 1, "channels": 8, "se_reduction": 2}
-    data["search"]["rollouts"] = 4
+    data["search"]["simulations"] = 4
     data["selfplay"].update(games=4, parallel_games=8)
     data["train"]["epochs"] = 1
     data["tracking"]["tracking_uri"] = f"sqlite:///{folder / 'mlflow.db'}"
@@ -63,10 +66,10 @@ def tiny_params(folder: Path, **sweep) -> Path:
         "generations": 2,
         "panel": ["random", "uct:4"],
         "games_per_seating": 1,
-        "eval_rollouts": 4,
+        "eval_simulations": 4,
         "space": {
             "search.c_puct": {"low": 0.5, "high": 5.0, "log": True},
-            "search.rollouts": {"low": 2, "high": 8},
+            "search.simulations": {"low": 2, "high": 8},
         },
         **sweep,
     }
@@ -92,7 +95,7 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
     assert len(trials) == 3
     # the first trial runs params.yaml's own values: the baseline the tuned params must beat
-    assert trials[0].user_attrs[BASELINE] and trials[0].params == {"search.c_puct": 3.0, "search.rollouts": 4}
+    assert trials[0].user_attrs[BASELINE] and trials[0].params == {"search.c_puct": 3.0, "search.simulations": 4}
     assert all(0 <= t.value <= 1 for t in trials)
     assert all(sorted(t.intermediate_values) == [1, 2] for t in trials)
 
@@ -118,12 +121,61 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     best = best_trial(study)
     tuned = load_params(tmp_path / "report" / "best_params.yaml")
     assert tuned.search.c_puct == pytest.approx(best.params["search.c_puct"])
-    assert tuned.search.rollouts == best.params["search.rollouts"]
+    assert tuned.search.simulations == best.params["search.simulations"]
     assert tuned.selfplay.games == trial_params(params, best.params).selfplay.games
     assert "# tiny sweep params" in (tmp_path / "report" / "best_params.yaml").read_text()  # comments kept
     for name in ("history.png", "importances.png", "slices.png", "intermediate.png", "trials.csv"):
         assert (tmp_path / "report" / name).stat().st_size > 0
     assert "dvc exp run -S search.c_puct=" in report.read_text()
+
+
+def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_what_survives(tmp_path):
+    params_path = tiny_params(tmp_path, trials=3, confirm={"top": 1, "seeds": 2, "games_per_seating": 1})
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    run_worker(str(params_path), storage, trials=3)
+    params = load_params(params_path)
+    study = open_study(params, open_storage(storage))
+    run_worker(str(params_path), storage, trials=3, prepare=confirmation.prepare)
+    confirm = confirmation.open_confirmation(open_storage(storage), "tiny")
+    units = confirm.get_trials(states=(COMPLETE,))
+    best = max(
+        (t for t in study.get_trials(states=(COMPLETE,)) if not t.user_attrs.get(BASELINE)), key=lambda t: t.value
+    )
+    settings = {("baseline", 1), ("baseline", 2), (f"trial {best.number}", 1), (f"trial {best.number}", 2)}
+    assert {(t.user_attrs[confirmation.SETTING], t.user_attrs["training_seed"]) for t in units} == settings
+    assert all(t.params == best.params for t in units if t.user_attrs[confirmation.SETTING] != "baseline")
+    client, parents, children = sweep_runs(tmp_path, "tiny")
+    runs = {r.info.run_id: r for r in children}
+    for unit in units:  # each unit is a child of the study's parent, its seed logged
+        run = runs[unit.user_attrs["mlflow_run_id"]]
+        assert run.data.params["seed"] == str(unit.user_attrs["training_seed"])
+        assert run.data.tags["mlflow.parentRunId"] == parents[0].info.run_id
+    run_worker(str(params_path), storage, trials=3, prepare=confirmation.prepare)  # done: nothing runs again
+    assert len(confirm.get_trials()) == 4
+
+    figures = confirmation.confirm(params, confirm)
+    ((setting, result),) = figures["candidates"].items()
+    assert setting == f"trial {best.number}" and result["games"] == 2 * 2 * 2  # 2 x 2 networks, 2 seatings
+    assert result["ci95_low"] <= result["score"] <= result["ci95_high"] and result["seeds"] == 2
+    assert figures["recommended"] in (setting, "baseline")
+    assert figures == confirmation.confirm(params, confirm)  # the same games and interval again
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "confirmation.json").write_text(json.dumps(figures))
+    text = write_report(study, params, params_path, out).read_text()
+    assert text.index("## Confirmation") < text.index("## Recommended: ")
+    recommended = load_params(out / "best_params.yaml")
+    expected = best.params["search.c_puct"] if figures["recommended"] == setting else 3.0
+    assert recommended.search.c_puct == pytest.approx(expected)
+
+
+def test_the_interval_covers_training_seeds_not_only_games():
+    steady = {(a, b): np.full(50, 0.6) for a in range(3) for b in range(3)}
+    assert confirmation.bootstrap_interval(steady, [0]) == pytest.approx((0.6, 0.6))
+    # one lucky training seed: many games each, yet the interval stays wide, as the seeds disagree
+    lucky = {(a, b): np.full(200, 0.9 if a == 0 else 0.45) for a in range(3) for b in range(3)}
+    low, high = confirmation.bootstrap_interval(lucky, [0])
+    assert low < 0.5 < 0.8 < high
 
 
 def test_best_params_file_differs_from_params_yaml_only_in_the_tuned_lines(tmp_path):
@@ -143,17 +195,17 @@ def test_best_params_file_differs_from_params_yaml_only_in_the_tuned_lines(tmp_p
 
 def test_every_trial_spends_the_same_selfplay_evaluations_per_generation(tmp_path):
     params = load_params(tiny_params(tmp_path))
-    assert trial_params(params, {"search.rollouts": 8}).selfplay.games == 2  # 4 games x 4 rollouts
-    assert trial_params(params, {"search.rollouts": 2}).selfplay.games == 8
-    assert trial_params(params, {"search.rollouts": 2, "selfplay.games": 5}).selfplay.games == 5
+    assert trial_params(params, {"search.simulations": 8}).selfplay.games == 2  # 4 games x 4 rollouts
+    assert trial_params(params, {"search.simulations": 2}).selfplay.games == 8
+    assert trial_params(params, {"search.simulations": 2, "selfplay.games": 5}).selfplay.games == 5
 
 
 def test_overrides_reach_top_level_and_nested_params_and_are_validated(tmp_path):
     params = load_params(tiny_params(tmp_path))
     changed = with_overrides(params, {"workers": 2, "search.c_puct": 1.5})
     assert (changed.workers, changed.search.c_puct, params.search.c_puct) == (2, 1.5, 3.0)
-    with pytest.raises(ConfigError, match="sweep trial params: search.rollouts"):
-        with_overrides(params, {"search.rollouts": 0})
+    with pytest.raises(ConfigError, match="sweep trial params: search.simulations"):
+        with_overrides(params, {"search.simulations": 0})
 
 
 @pytest.mark.parametrize("pruner", ["median", "hyperband"])
@@ -342,7 +394,7 @@ def test_jobs_on_a_new_sqlite_database_finish_the_study_when_one_is_killed_and_n
 
 RACE = """
 import pathlib, sys, time
-from pipeline.jobs.sweep_storage import open_storage
+from pipeline.sweeps.storage import open_storage
 print("ready", flush=True)
 while not pathlib.Path(sys.argv[2]).exists():
     time.sleep(0.001)

@@ -42,22 +42,22 @@ def selfplay_player(model: SENet, params: Params) -> AgentSpec:
     if sp.strategy == "greedy_td":
         return AgentSpec.greedy("selfplay", model, sp.greedy_epsilon, search_config(params))
     play = PlayConfig(
-        simulations=params.search.rollouts,
+        simulations=params.search.simulations,
         add_noise=True,
         temperature=sp.temperature,
         temperature_moves=sp.temperature_moves,
         temperature_after=sp.temperature_after,
         reuse_tree=sp.reuse_tree,
         full_search_fraction=sp.full_search_fraction,
-        fast_simulations=min(sp.fast_rollouts, params.search.rollouts),
+        fast_simulations=min(sp.fast_simulations, params.search.simulations),
     )
     return AgentSpec.alphazero("selfplay", model, play, search_config(params))
 
 
 def head_to_head_player(name: str, model: SENet, params: Params, simulations: int | None = None) -> AgentSpec:
-    """`simulations` default: `search.rollouts`."""
+    """`simulations` default: `search.simulations`."""
     play = PlayConfig(
-        simulations=simulations or params.search.rollouts,
+        simulations=simulations or params.search.simulations,
         add_noise=True,
         temperature=1.0,
         temperature_moves=params.gate.temperature_moves,
@@ -71,5 +71,7 @@ def champion_play(simulations: int) -> PlayConfig:
 
 
 def champion_player(name: str, model: SENet, params: Params, simulations: int | None = None) -> AgentSpec:
-    """`simulations` default: `search.rollouts`."""
-    return AgentSpec.alphazero(name, model, champion_play(simulations or params.search.rollouts), search_config(params))
+    """`simulations` default: `search.simulations`."""
+    return AgentSpec.alphazero(
+        name, model, champion_play(simulations or params.search.simulations), search_config(params)
+    )

@@ -37,7 +37,7 @@ def card_path(name: str) -> Path:
 
 
 def params_path(name: str) -> Path:
-    """The verbatim params that trained shipped champion `name`."""
+    """The params that trained shipped champion `name`."""
     return FOLDER / "params" / f"{name}.yaml"
 
 

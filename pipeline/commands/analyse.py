@@ -6,9 +6,9 @@ test sets (`4453`; anything after the first space is ignored, so `Test_L1_R1` li
 for other games moves separated by spaces or commas, each read by the game's `parse_move`
 (`1,5 9` in Tic-Tac-Mo); an empty line is the starting position. For each line prints the move chosen,
 the policy over the legal moves and the value vector in absolute seats: the raw network's with
-`--sims 0`, search's with `--sims N` (visit shares, mean backed-up value at the root; default search
+`--simulations 0`, search's with `--simulations N` (visit shares, mean backed-up value at the root; default search
 settings, no root noise). `--json` prints one JSON object a line instead: `line` (its number), `moves`,
-`to_play` (seat), `move`, `policy` ({move: probability}), `value` (one entry per seat), `sims`. Lines
+`to_play` (seat), `move`, `policy` ({move: probability}), `value` (one entry per seat), `simulations`. Lines
 are searched `--batch` at a time (default 64; 1 when standard input is a terminal, so each line is
 answered as soon as it is typed), one network call for all of them per simulation. Ctrl-C stops with
 status 130.
@@ -33,7 +33,7 @@ from itertools import islice
 import numpy as np
 
 from pipeline.clip import clip
-from pipeline.commands.cli import command_parser
+from pipeline.commands.cli import add_simulations, command_parser
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import ConnectGame
@@ -43,7 +43,7 @@ from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search.analysis import analyse
 
 
-def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray, value: np.ndarray, sims: int):
+def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray, value: np.ndarray, simulations: int):
     legal = game.legal_actions(state)
     best = game.format_move(max(legal, key=lambda a: policy[a]))
     return {
@@ -53,7 +53,7 @@ def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray
         "move": best,
         "policy": {game.format_move(a): round(float(policy[a]), 6) for a in legal},
         "value": [round(float(v), 6) for v in value],
-        "sims": sims,
+        "simulations": simulations,
     }
 
 
@@ -69,22 +69,22 @@ def as_text(game: Game, result: dict) -> str:
 def main(argv):
     parser = command_parser("analyse", __doc__)
     add_network_arguments(parser)
-    parser.add_argument("--sims", type=int, default=0, help="search simulations per position; 0 = the raw network")
+    add_simulations(parser, "--sims", default=0, help="search simulations per position; 0 = the raw network")
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     parser.add_argument("--batch", type=int, help="lines searched together (default 64, 1 at a terminal)")
     args = parser.parse_args(argv)
-    if args.sims < 0 or (args.batch is not None and args.batch < 1):
-        parser.error("--sims must be at least 0 and --batch at least 1")
+    if args.simulations < 0 or (args.batch is not None and args.batch < 1):
+        parser.error("--simulations must be at least 0 and --batch at least 1")
     if not (args.checkpoint or args.champion):  # --game alone is enough to play, never to analyse
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
     game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
-    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.sims, args.json)
+    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.simulations, args.json)
     if failed:
         sys.exit(1)
 
 
-def answer_lines(game: Game, evaluator, batch: int, sims: int, as_json: bool) -> bool:
+def answer_lines(game: Game, evaluator, batch: int, simulations: int, as_json: bool) -> bool:
     """Answer standard input's lines `batch` at a time; True if any line was bad."""
     numbered, failed = enumerate(sys.stdin, start=1), False
     while chunk := list(islice(numbered, batch)):
@@ -97,9 +97,9 @@ def answer_lines(game: Game, evaluator, batch: int, sims: int, as_json: bool) ->
                 failed = True
         if not positions:
             continue
-        policies, values = analyse(game, evaluator, [state for _, _, state in positions], sims)
+        policies, values = analyse(game, evaluator, [state for _, _, state in positions], simulations)
         for (number, moves, state), policy, value in zip(positions, policies, values):
-            result = summary(game, number, moves, state, policy, value, sims)
+            result = summary(game, number, moves, state, policy, value, simulations)
             print(json.dumps(result) if as_json else as_text(game, result), flush=True)
     return failed
 

@@ -1,7 +1,7 @@
 """Strength against compute: the Connect-4 mistakes of every generation's best network, beside the
 self-play simulations and the wall hours spent to reach it.
 
-The command of `pipeline/jobs/strength_curve.py`: each network is scored once, so a curve drawn again
+The command of `pipeline/evaluation/strength_curve.py`: each network is scored once, so a curve drawn again
 costs nothing.
 """
 
@@ -15,13 +15,14 @@ import sys
 from pathlib import Path
 
 from pipeline.agents.recipes import search_config
+from pipeline.commands.cli import add_simulations
 from pipeline.config import BenchmarkParams, load_params
+from pipeline.evaluation.connect4_benchmark import positions_dir, resolve_files
+from pipeline.evaluation.experiments.benchmark import curve_section, run_benchmark
+from pipeline.evaluation.lineage import run_compute
+from pipeline.evaluation.strength_curve import curve
 from pipeline.games import make_game
-from pipeline.jobs.connect4_benchmark import positions_dir, resolve_files
 from pipeline.jobs.entry import UsageError, entry_point
-from pipeline.jobs.experiments.benchmark import curve_section, run_benchmark
-from pipeline.jobs.lineage import run_compute
-from pipeline.jobs.strength_curve import curve
 from pipeline.nets.checkpoint import load_checkpoint
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,7 @@ def main(argv):
     parser.add_argument(
         "run", type=Path, help="the folder a Connect-4 `dvc repro` ran in (params.yaml, models/, metrics/)"
     )
-    parser.add_argument("--sims", type=int, nargs="+", default=[0, 600], help="0 = the raw policy")
+    add_simulations(parser, "--sims", nargs="+", default=[0, 600], help="0 = the raw policy")
     parser.add_argument("--positions", type=int, default=200, help="first N positions of each set")
     parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--plot", type=Path, help="also draw the curve into this PNG")
@@ -53,7 +54,7 @@ def main(argv):
     files = resolve_files(args.data_dir, [])
     if not files:
         parser.error(f"no test files found in {positions_dir(args.data_dir)}")
-    settings = BenchmarkParams(simulations=args.sims, positions_per_set=args.positions, every_generation=True)
+    settings = BenchmarkParams(simulations=args.simulations, positions_per_set=args.positions, every_generation=True)
     cache = args.run / "data" / "matches" / "benchmark"
     config = search_config(params)
     config = dataclasses.replace(config, root=args.root) if args.root else config  # compare networks, not searches

@@ -1,13 +1,13 @@
 """The Connect-4 mistakes benchmark of one network: on Pascal Pons' test positions, how often its move
 is worse (win / draw / loss) than the best one.
 
-`python -m pipeline connect4_benchmark CHECKPOINT [--sims 0 100] [--root puct|gumbel] [--files F ...]
+`python -m pipeline connect4_benchmark CHECKPOINT [--simulations 0 100] [--root puct|gumbel] [--files F ...]
 [--positions N] [--c-puct C] [--precision float32|bfloat16|int8] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
 come from the labels when the file has them, else from the perfect solver (win/draw/loss only). The
-raw policy (`--sims 0`) picks the most probable legal move, PUCT search the most visited one, Gumbel
+raw policy (`--simulations 0`) picks the most probable legal move, PUCT search the most visited one, Gumbel
 search (`--root gumbel`, no noise) sequential halving's choice.
 """
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 
 from pipeline import champions
-from pipeline.commands.cli import command_parser
+from pipeline.commands.cli import add_simulations, command_parser
+from pipeline.evaluation.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.games import make_game
-from pipeline.jobs.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.jobs.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import PRECISIONS, NetworkEvaluator
@@ -29,7 +29,7 @@ from pipeline.search import CachingEvaluator, SearchConfig
 def main(argv):
     parser = command_parser("connect4_benchmark", __doc__)
     parser.add_argument("checkpoint", help="a checkpoint file or a shipped champion's name")
-    parser.add_argument("--sims", type=int, nargs="+", default=[0, 100], help="0 = the raw policy")
+    add_simulations(parser, "--sims", nargs="+", default=[0, 100], help="0 = the raw policy")
     parser.add_argument("--files", nargs="+", default=[], help=f"default: {' '.join(DEFAULT_FILES)}")
     parser.add_argument("--data-dir", help="folder of test sets (default: the sets shipped in the package)")
     parser.add_argument("--positions", type=int, default=100, help="first N positions of each file")
@@ -53,7 +53,7 @@ def main(argv):
     evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision))
     config = SearchConfig(c_puct=args.c_puct, root=args.root, precision=args.precision)
     try:
-        rows = mistake_rates(game, evaluator, files, args.positions, args.sims, config)
+        rows = mistake_rates(game, evaluator, files, args.positions, args.simulations, config)
     except ValueError as err:
         parser.exit(1, f"error: {err}\n")
     for row in rows:

@@ -26,7 +26,7 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
-from pipeline.commands.cli import command_parser, refuse_below
+from pipeline.commands.cli import add_simulations, command_parser, refuse_below
 from pipeline.config import Params, load_params, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.entry import UsageError, entry_point
@@ -43,8 +43,8 @@ def main(argv):
         "second", metavar="B", help=f"its opponent, of the baselines the game allows: {expected((*BASELINES, NETWORK))}"
     )
     parser.add_argument("--games-per-seating", type=int, default=20, help="games in each seating (default 20)")
-    parser.add_argument(
-        "--rollouts", type=int, default=None, help="the networks' search budget (default: search.rollouts)"
+    add_simulations(
+        parser, "--rollouts", default=None, help="the networks' search budget (default: search.simulations)"
     )
     parser.add_argument(
         "--params", help="the search settings' params file; default: params.yaml where it plays A's game, else A's own"
@@ -52,7 +52,7 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
     parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
-    refuse_below(1, {"--games-per-seating": args.games_per_seating, "--rollouts": args.rollouts})
+    refuse_below(1, {"--games-per-seating": args.games_per_seating, "--simulations": args.simulations})
     first = champions.resolve(args.first)  # an unknown name says so before the params are read
     load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
     params = match_params(args.params, args.first, checkpoint_game(first))
@@ -63,12 +63,14 @@ def main(argv):
         raise UsageError(
             f"{args.second}: neither a checkpoint file nor a baseline; expected {expected((*BASELINES, NETWORK))}"
         ) from None
-    rollouts = args.rollouts or params.search.rollouts
+    simulations = args.simulations or params.search.simulations
     model = load_checkpoint(first, game.name)
     if second.kind == NETWORK:
         specs = [
-            head_to_head_player("first", model, params, rollouts),
-            head_to_head_player("second", load_checkpoint(champions.resolve(args.second), game.name), params, rollouts),
+            head_to_head_player("first", model, params, simulations),
+            head_to_head_player(
+                "second", load_checkpoint(champions.resolve(args.second), game.name), params, simulations
+            ),
         ]
     else:
         baseline = baseline_spec(second, "second", params.evaluate.c_uct, args.seed)
@@ -76,7 +78,7 @@ def main(argv):
             baseline.build(game)  # a baseline that cannot play this game says so before the match
         except ValueError as err:
             raise UsageError(f"{args.second}: {err}") from None
-        specs = [champion_player("first", model, params, rollouts), baseline]
+        specs = [champion_player("first", model, params, simulations), baseline]
     table = (
         seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
     )

@@ -5,7 +5,7 @@ card's summary is printed first) or `--champion`, the MLflow registry's (as in `
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
-`random`; `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--sims`). Any game, any
+`random`; `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--simulations`). Any game, any
 number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. Seats not named are `az` (`uct`
 without a network), so `human,az` also plays a three-player game; the default seats the person first.
 Before each human move the board (empty cells numbered as they are typed) and "You are X" are shown;
@@ -26,7 +26,7 @@ from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, parse_player
 from pipeline.agents.recipes import champion_play
-from pipeline.commands.cli import command_parser
+from pipeline.commands.cli import add_simulations, command_parser
 from pipeline.commands.networks import add_network_arguments, load_network
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
@@ -72,17 +72,17 @@ def seat_label(game: Game, seat: int) -> str:
     return f"{SEAT_SYMBOLS[seat]} (seat {seat})" if isinstance(game, ConnectGame) else f"seat {seat}"
 
 
-def parse_seats(text: str, num_players: int, fill: str = "az", sims: int = 50) -> list[PlayerName]:
+def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int = 50) -> list[PlayerName]:
     """`human,az:200,uct` -> the players of the grammar (`pipeline/agents/names.py`), az and uct
-    without N searching `sims`, seats not named filled with `fill`; ValueError with one line on
+    without N searching `simulations`, seats not named filled with `fill`; ValueError with one line on
     anything else."""
     try:
-        seats = [parse_player(word, SEATS, default_number=sims) for word in text.split(",")]
+        seats = [parse_player(word, SEATS, default_number=simulations) for word in text.split(",")]
     except ValueError as err:
         raise ValueError(f"--seats: {err}") from None
     if len(seats) > num_players:
         raise ValueError(f"--seats names {len(seats)} seats, but the game has {num_players} players")
-    return seats + [parse_player(fill, SEATS, default_number=sims)] * (num_players - len(seats))
+    return seats + [parse_player(fill, SEATS, default_number=simulations)] * (num_players - len(seats))
 
 
 def make_agents(game: Game, seats: list[PlayerName], model, seed: int) -> list[Agent]:
@@ -138,17 +138,17 @@ def main(argv):
     parser = command_parser("play", __doc__)
     add_network_arguments(parser)
     parser.add_argument("--seats", help="who sits where, e.g. human,az or az,human,uct:500 (default human,az,...)")
-    parser.add_argument("--sims", type=int, default=50, help="search budget of az and uct seats without their own")
+    add_simulations(parser, "--sims", default=50, help="search budget of az and uct seats without their own")
     parser.add_argument("--seed", type=int, default=0, help="dice and the random players")
     args = parser.parse_args(argv)
-    if args.sims < 1:
-        parser.error("--sims must be at least 1")
+    if args.simulations < 1:
+        parser.error("--simulations must be at least 1")
     game, model = load_network(parser, args)
     if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
         print(champions.summary(name), flush=True)
     try:
         fill = "az" if model is not None else "uct"
-        seats = parse_seats(args.seats or "human", game.num_players, fill, args.sims)
+        seats = parse_seats(args.seats or "human", game.num_players, fill, args.simulations)
     except ValueError as err:
         parser.error(str(err))
     if model is None and any(player.kind == "az" for player in seats):

@@ -1,6 +1,8 @@
 """An Optuna study of the search params that make the strongest agent for a fixed compute budget:
-`python -m pipeline sweep [--params F] [--storage URL] [--trials N] [--jobs J] [--report-only]
-[--versus-baseline G]` (README, "Tuning"; the study itself: `pipeline/jobs/sweep.py`).
+`python -m pipeline sweep [--params F] [--storage URL] [--trials N] [--jobs J] [--confirm] [--report-only]
+[--versus-baseline G]` (README, "Tuning"; the study itself: `pipeline/sweeps/study.py`). With `--confirm`
+the study's top settings and its baseline are trained again from fresh seeds and played head to head;
+the report then recommends what survived (`pipeline/sweeps/confirmation.py`).
 
 Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite:///<project>/sweep.db`.
 Running the command again, here or on other machines, adds workers or resumes; the report (best params,
@@ -17,7 +19,11 @@ from pipeline.atomic import write_json
 from pipeline.commands.cli import command_parser, refuse_below
 from pipeline.config import load_params
 from pipeline.jobs.entry import entry_point
-from pipeline.jobs.sweep import (
+from pipeline.sweeps import confirmation
+from pipeline.sweeps.report import write_report
+from pipeline.sweeps.storage import open_storage
+from pipeline.sweeps.study import (
+    CONFIRMED,
     VERSUS,
     open_study,
     panel_specs,
@@ -25,10 +31,9 @@ from pipeline.jobs.sweep import (
     resolve_storage,
     run_worker,
     run_workers,
+    sweep_trials,
     versus_baseline,
 )
-from pipeline.jobs.sweep_report import write_report
-from pipeline.jobs.sweep_storage import open_storage
 
 
 @entry_point
@@ -42,6 +47,11 @@ def main(argv):
     parser.add_argument("--jobs", type=int, default=1, help="worker processes on this machine")
     parser.add_argument("--worker", type=int, default=0, help="this machine's first worker index (sampler seed)")
     parser.add_argument("--out", default=None, help="report folder; default sweeps/<study>")
+    parser.add_argument(
+        "--confirm",
+        action="store_true",
+        help="re-train the top settings and the baseline from fresh seeds (sweep.confirm) and play them head to head",
+    )
     parser.add_argument("--report-only", action="store_true", help="write the report of the study as it stands")
     parser.add_argument(
         "--versus-baseline", type=int, default=0, metavar="G", help="best vs baseline trial, G games per seating"
@@ -54,20 +64,25 @@ def main(argv):
     trials = args.trials or params.sweep.trials
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     failed = []
+    prepare = confirmation.prepare if args.confirm else sweep_trials
     if not args.report_only:
         panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
         open_storage(url)
         if args.jobs == 1:
-            run_worker(args.params, url, trials, args.worker)
+            run_worker(args.params, url, trials, args.worker, prepare=prepare)
         else:
-            failed = run_workers(args.params, url, trials, args.worker, args.jobs)
+            failed = run_workers(args.params, url, trials, args.worker, args.jobs, prepare)
     study = open_study(params, open_storage(url))
     out = Path(args.out or Path("sweeps") / params.sweep.study)
     metrics = {}
+    if args.confirm and not failed:
+        figures = confirmation.confirm(params, confirmation.open_confirmation(open_storage(url), study.study_name))
+        write_json(out / CONFIRMED, figures)
+        metrics = confirmation.metrics(figures)
     if args.versus_baseline:
         versus = versus_baseline(study, params, args.versus_baseline)
         write_json(out / VERSUS, versus)
-        metrics = {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
+        metrics |= {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
     report = write_report(study, params, Path(args.params), out)
     publish_report(params, study, url, metrics, out)
     print(f"report: {report}")

@@ -1,2 +1,2 @@
-"""The jobs: self-play, training, gating, evaluation, the report, MLflow tracking and Optuna sweeps,
-called alike by the DVC stages, the sweep's trials and the tests."""
+"""The stage jobs: self-play, training and gating, the replay buffer they share, MLflow tracking and the
+stages' entry point; called alike by the DVC stages, the sweeps' trials and the tests."""

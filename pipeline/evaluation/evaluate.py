@@ -1,4 +1,4 @@
-"""The `evaluate` stage's experiments (`pipeline/jobs/experiments/`), each switched on and budgeted in
+"""The `evaluate` stage's experiments (`pipeline/evaluation/experiments/`), each switched on and budgeted in
 `params.yaml` (`evaluate:`).
 
 Every experiment plans its matches (agents, seatings); all matches not found in the match cache are
@@ -15,8 +15,8 @@ import numpy as np
 from pipeline import seeds
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.jobs.experiments import EXPERIMENTS, Evaluation
-from pipeline.jobs.experiments.base import Plan, PlannedMatch, Setting
+from pipeline.evaluation.experiments import EXPERIMENTS, Evaluation
+from pipeline.evaluation.experiments.base import Plan, PlannedMatch, Setting
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.cache import MatchCache
 from pipeline.matches.workers import Workers, play_matches
@@ -105,4 +105,4 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
             plans.append(planned)
     matches = [m for plan in plans for m in plan.matches]
     seconds = play_planned(game, matches, params, MatchCache(cache_dir), progress)
-    return Evaluation(params.search.rollouts, seconds, [plan.summarise() for plan in plans], skipped)
+    return Evaluation(params.search.simulations, seconds, [plan.summarise() for plan in plans], skipped)

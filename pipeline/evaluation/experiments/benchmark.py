@@ -10,10 +10,10 @@ from pathlib import Path
 
 from pipeline.agents.recipes import search_config
 from pipeline.config import BenchmarkParams
-from pipeline.jobs.connect4_benchmark import mistake_rates, positions_dir, resolve_files
-from pipeline.jobs.experiments.base import Experiment, Plan, ReportContext, Setting
-from pipeline.jobs.sections import Plot, Section, plt
-from pipeline.jobs.strength_curve import cached_score, cumulative_compute, curve
+from pipeline.evaluation.connect4_benchmark import mistake_rates, positions_dir, resolve_files
+from pipeline.evaluation.experiments.base import Experiment, Plan, ReportContext, Setting
+from pipeline.evaluation.sections import Plot, Section, plt
+from pipeline.evaluation.strength_curve import cached_score, cumulative_compute, curve
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
@@ -42,7 +42,7 @@ PUBLISHED_MINIMAX5 = {
 
 @dataclass
 class BenchmarkResult:
-    rollouts: int  # self-play's search budget, for the compute each generation cost
+    simulations: int  # self-play's search budget, for the compute each generation cost
     champion: list[dict]  # per set and chooser: set, chooser, positions, percent, ...
     generations: list[dict] | None = None  # the same rows for every generation, with `generation`
 
@@ -56,7 +56,7 @@ class BenchmarkResult:
     def read(cls, data: dict) -> BenchmarkResult | None:
         if not (data.get("benchmark") or data.get("benchmark_generations")):
             return None
-        return cls(data["rollouts"], data.get("benchmark", []), data.get("benchmark_generations"))
+        return cls(data["simulations"], data.get("benchmark", []), data.get("benchmark_generations"))
 
     def tracked(self):
         return [
@@ -70,7 +70,7 @@ class BenchmarkResult:
     def sections(self, context: ReportContext) -> list[Section]:
         sections = [benchmark_section(self.champion)] if self.champion else []
         if self.generations:
-            compute = cumulative_compute(context.selfplay, context.train, context.gate, self.rollouts, context.start)
+            compute = cumulative_compute(context.selfplay, context.train, context.gate, self.simulations, context.start)
             sections.append(curve_section(curve(self.generations, compute)))
         return sections
 
@@ -89,7 +89,7 @@ def plan(setting: Setting) -> Plan | str | None:
         results = run_benchmark(
             game, setting.networks, files, params.evaluate.benchmark, search_config(params), scored, setting.progress
         )
-        return BenchmarkResult(params.search.rollouts, results["benchmark"], results.get("benchmark_generations"))
+        return BenchmarkResult(params.search.simulations, results["benchmark"], results.get("benchmark_generations"))
 
     return Plan([], summarise)
 

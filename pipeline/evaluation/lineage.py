@@ -16,8 +16,8 @@ import yaml
 
 from pipeline import champions
 from pipeline.config import SearchParams
+from pipeline.evaluation.strength_curve import cumulative_compute
 from pipeline.jobs.replay import DataError
-from pipeline.jobs.strength_curve import cumulative_compute
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def run_compute(run: Path, visited: frozenset[Path] = frozenset()) -> list[dict]
     """The compute behind each finished generation's best network of the run folder `run`, generation 0
     first: what its curve is drawn against, and what a warm start from one of its networks carries.
     `visited`: the runs whose warm starts led here (a loop counts 0)."""
-    warm_start, rollouts = _lineage_params(run / "params.yaml")
+    warm_start, simulations = _lineage_params(run / "params.yaml")
     start_file = run / "metrics" / "start.json"  # init's record; runs older than it: their warm start's
     if start_file.exists():
         start = _read_metrics(start_file, required=tuple(NOTHING))
@@ -48,7 +48,7 @@ def run_compute(run: Path, visited: frozenset[Path] = frozenset()) -> list[dict]
         start = compute_before(warm_start, run, visited)
     metrics = run_metrics(run)
     try:
-        return cumulative_compute(metrics["selfplay"], metrics["train"], metrics["gate"], rollouts, start)
+        return cumulative_compute(metrics["selfplay"], metrics["train"], metrics["gate"], simulations, start)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as err:
         raise DataError(f"{run / 'metrics'}: a metrics file lacks a usable {err}") from None
 
@@ -83,17 +83,19 @@ def compute_before(warm_start: str | None, folder: Path = Path("."), visited: fr
 
 
 def _lineage_params(path: Path) -> tuple[str | None, int]:
-    """A run's `warm_start` and `search.rollouts`, read leniently: the run may be of older or newer code."""
+    """A run's `warm_start` and `search.simulations` (`search.rollouts` before the rename), read leniently:
+    the run may be of older or newer code."""
     try:
         data = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as err:
         raise DataError(f"{path}: cannot read params ({type(err).__name__})") from None
     data = data if isinstance(data, dict) else {}
     search = data.get("search") if isinstance(data.get("search"), dict) else {}
-    warm_start, rollouts = data.get("warm_start"), search.get("rollouts", SearchParams().rollouts)
-    if not (isinstance(warm_start, str | None) and isinstance(rollouts, int) and not isinstance(rollouts, bool)):
-        raise DataError(f"{path}: warm_start must be a name or path and search.rollouts a whole number")
-    return warm_start, rollouts
+    simulations = search.get("simulations", search.get("rollouts", SearchParams().simulations))
+    warm_start = data.get("warm_start")
+    if not (isinstance(warm_start, str | None) and isinstance(simulations, int) and not isinstance(simulations, bool)):
+        raise DataError(f"{path}: warm_start must be a name or path and search.simulations a whole number")
+    return warm_start, simulations
 
 
 def _read_metrics(path: Path, required: tuple[str, ...] = ()) -> dict:

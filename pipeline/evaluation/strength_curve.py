@@ -44,16 +44,16 @@ def _read_rows(path: Path) -> list[dict] | None:
 
 
 def cumulative_compute(
-    selfplay: list[dict], train: list[dict], gate: list[dict], rollouts: int, start: dict | None = None
+    selfplay: list[dict], train: list[dict], gate: list[dict], per_move: int, start: dict | None = None
 ) -> list[dict]:
     """Self-play simulations and wall hours (self-play, training and gating) spent up to each generation,
     from the stages' metrics files; generation 0 costs `start` (a warm start's compute), else nothing.
 
-    Runs recorded before self-play metrics counted simulations are estimated as moves x rollouts,
+    Runs recorded before self-play metrics counted simulations are estimated as moves x `per_move`,
     exact without playout cap randomization; gating time is 0 where it was not recorded."""
     totals = [{"generation": 0, **(start or {"simulations": 0, "hours": 0.0})}]
     for generation, (s, t, g) in enumerate(zip(selfplay, train, gate), start=1):
-        simulations = s.get("simulations", round(s["games"] * s["mean_game_length"] * rollouts))
+        simulations = s.get("simulations", round(s["games"] * s["mean_game_length"] * per_move))
         train_seconds = t["samples"] * len(t["epochs"]) / t["samples_per_s"]
         seconds = s["seconds"] + train_seconds + g.get("gate_seconds", 0.0)
         totals.append(

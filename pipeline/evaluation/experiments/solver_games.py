@@ -10,9 +10,9 @@ import numpy as np
 
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.jobs.connect4_benchmark import positions_dir
-from pipeline.jobs.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.jobs.sections import Section
+from pipeline.evaluation.connect4_benchmark import positions_dir
+from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.evaluation.sections import Section
 from pipeline.matches.arena import pairwise_score
 
 

@@ -5,7 +5,7 @@ The search space is `sweep.space` in params.yaml (dotted params paths: c_puct, D
 rollouts by default). Each trial trains from scratch in this process (`training_loop.py`) for
 `sweep.generations` generations. Every trial's self-play spends the same network evaluations per
 generation as the base params: with more rollouts per move it plays proportionally fewer games. After
-each generation the network, searching with `sweep.eval_rollouts` and the trial's own search params,
+each generation the network, searching with `sweep.eval_simulations` and the trial's own search params,
 plays a fixed panel of reference opponents (`sweep.panel`) in every seat; its mean pairwise score is
 the intermediate value a pruner watches and, after the last generation, the objective. The objective
 `strength_and_compute` adds wall seconds of self-play and training as a second, minimised objective,
@@ -15,7 +15,7 @@ Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite
 any Optuna database URL (`postgresql://...`) or `journal:<file>` (a journal file for workers on one
 machine or a shared disk). Running the command again, here or on other machines, adds workers or
 resumes: the study aims at `sweep.trials` finished trials in all, and every worker keeps at it until
-they are there. The trial of a killed worker is failed and retried (`sweep_storage.py`).
+they are there. The trial of a killed worker is failed and retried (`storage.py`).
 MLflow: one parent run per study, a child run per trial, each ending in the state Optuna holds.
 """
 
@@ -39,9 +39,8 @@ from pipeline import seeds
 from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.config import ConfigError, Params, load_params, parse_params
+from pipeline.config import ConfigError, Params, current_path, load_params, parse_params
 from pipeline.games import make_game
-from pipeline.jobs.sweep_storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
 from pipeline.jobs.tracking import (
     child_run,
     download_run_artifact,
@@ -50,11 +49,12 @@ from pipeline.jobs.tracking import (
     settle_runs,
     sweep_parent_run,
 )
-from pipeline.jobs.training_loop import GenerationReport, train_generations
 from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
 from pipeline.matches.workers import Workers, play_match, play_matches
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.owners import current as current_owner
+from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
+from pipeline.sweeps.training_loop import GenerationReport, train_generations
 from pipeline.threads import use_threads
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
@@ -66,7 +66,9 @@ FIRST_PRUNED_GENERATION = 2
 BASELINE = "baseline"  # user attr of the trial that runs params.yaml's own values (the paper's defaults)
 STUDY_UID = "study_uid"  # user attr of the first trial: the study's identity, unique even among equal names
 VERSUS = "versus_baseline.json"  # the head-to-head's figures, in the report folder
+CONFIRMED = "confirmation.json"  # `sweep --confirm`'s figures, in the report folder
 CHECKPOINT = "network.ckpt"  # each complete trial's network, an artifact of its MLflow run
+TRAINING_SEED = "training_seed"  # user attr of an enqueued trial that trains with this seed, not params.seed
 
 
 def default_storage(root: Path | str = ".") -> str:
@@ -111,7 +113,7 @@ def with_overrides(params: Params, values: dict[str, Any]) -> Params:
     """The params with dotted paths replaced, validated like params.yaml itself."""
     data = params.model_dump()
     for path, value in values.items():
-        *sections, name = path.split(".")
+        *sections, name = current_path(path).split(".")
         target = data
         for section in sections:
             target = target[section]
@@ -136,7 +138,7 @@ def trial_params(base: Params, values: dict[str, Any]) -> Params:
     """The trial's params; self-play games rescaled so a generation costs what the base params' does."""
     params = with_overrides(base, values)
     if "selfplay.games" not in values:
-        games = max(1, round(base.selfplay.games * base.search.rollouts / params.search.rollouts))
+        games = max(1, round(base.selfplay.games * base.search.simulations / params.search.simulations))
         params = with_overrides(params, {"selfplay.games": games})
     return params
 
@@ -158,7 +160,7 @@ def metric_name(opponent: str) -> str:
 
 def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> dict[str, float]:
     """Mean pairwise score (ties half) against each panel member over every seat, and their mean."""
-    subject = champion_player("trained", model, params, params.sweep.eval_rollouts)
+    subject = champion_player("trained", model, params, params.sweep.eval_simulations)
     table = seat_permutations([0] + [1] * (game.num_players - 1))
     matches = []
     for k in range(len(opponents)):
@@ -184,12 +186,18 @@ class Objective:
         trial.set_user_attr(WORKER, current_owner())  # a re-run fails this trial at once if this process dies
         values = suggest(trial, self.base)
         params = trial_params(self.base, values)
+        if TRAINING_SEED in trial.user_attrs:  # a confirmation unit (`confirmation.py`)
+            params = with_overrides(params, {"seed": trial.user_attrs[TRAINING_SEED]})
         last: dict[str, float] = {}
-        tags = {"sweep_study": params.sweep.study, "optuna_trial": str(trial.number)}
+        tags = {"sweep_study": params.sweep.study, "optuna_study": trial.study.study_name}
+        tags |= {"optuna_trial": str(trial.number), "seed": str(params.seed)}
+        tags |= {key: str(value) for key, value in trial.user_attrs.items() if key != WORKER}  # a unit's setting
         parent = self.parent_run
-        with child_run(params, lambda client: parent, f"trial {trial.number}", tags, mirror=False) as run:
+        with child_run(
+            params, lambda client: parent, f"{trial.study.study_name} {trial.number}", tags, mirror=False
+        ) as run:
             trial.set_user_attr(RUN_ID, run.run_id)  # ended FAILED by whoever fails this trial as lost
-            run.log_params({**values, "selfplay.games": params.selfplay.games})
+            run.log_params({**values, "selfplay.games": params.selfplay.games, "seed": params.seed})
 
             def on_generation(model, report: GenerationReport) -> None:
                 strength = panel_strength(self.game, model, params, self.opponents)
@@ -250,16 +258,25 @@ def settle_lost_trials(params: Params, study: optuna.Study, storage_url: str) ->
     settle_runs(params, [t.user_attrs[RUN_ID] for t in failed if RUN_ID in t.user_attrs], "FAILED", optuna_state="FAIL")
 
 
-def run_worker(params_path: str, storage_url: str, trials: int, worker: int = 0, share: int = 1) -> None:
-    """Run trials until the study holds `trials` finished ones (counting other workers' too). While the
-    others' running trials would make up the rest, wait for them: one that dies is retried here. A
-    worker that shares the machine with `share` workers takes its share of the cores."""
+def sweep_trials(params: Params, storage_url: str, worker: int, trials: int) -> tuple[optuna.Study, optuna.Study, int]:
+    """What a sweep worker works on: the study (whose MLflow parent its runs join), the study it runs
+    trials of (here the same; a confirmation's differs) and how many finished trials it aims at."""
+    study = prepare_study(params, storage_url, worker)
+    return study, study, trials
+
+
+def run_worker(
+    params_path: str, storage_url: str, trials: int, worker: int = 0, share: int = 1, prepare=sweep_trials
+) -> None:
+    """Run trials until the study `prepare` gives holds its target of finished ones (counting other
+    workers' too). While the others' running trials would make up the rest, wait for them: one that dies
+    is retried here. A worker that shares the machine with `share` workers takes its share of the cores."""
     params = load_params(params_path)
     if share > 1:
         params = with_overrides(params, {"workers": 1})
         use_threads(max(1, (os.cpu_count() or 1) // share))
-    study = prepare_study(params, storage_url, worker)
-    parent = parent_run(params, study, storage_url)
+    sweep, study, trials = prepare(params, storage_url, worker, trials)
+    parent = parent_run(params, sweep, storage_url)
     bar = tqdm(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
     objective = Objective(params, parent, bar)
     if finished_trials(study) < trials:
@@ -302,7 +319,7 @@ def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial:
 
 def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int) -> dict[str, float]:
     """The best trial's network against the baseline trial's, each searching with its own params and
-    `sweep.eval_rollouts`, with root noise and sampled openings (else two networks replay one game),
+    `sweep.eval_simulations`, with root noise and sampled openings (else two networks replay one game),
     over every seating where both sit at the table: the tuned agent's pairwise score with a 95% CI."""
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     baseline = next((t for t in complete if t.user_attrs.get(BASELINE)), None)
@@ -315,7 +332,7 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
             path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, Path(folder) / name)
             model = load_checkpoint(path, game.name)
             own = trial_params(params, trial.params)
-            specs.append(head_to_head_player(name, model, own, params.sweep.eval_rollouts))
+            specs.append(head_to_head_player(name, model, own, params.sweep.eval_simulations))
     seatings = mixed_seatings(game.num_players) * games_per_seating
     result = play_match(
         game.name, specs, seatings, seeds.sweep_versus_baseline(params.seed), params.selfplay.parallel_games, 0
@@ -335,12 +352,15 @@ def _worker_main(args: tuple, errors) -> None:
         raise
 
 
-def run_workers(params_path: str, storage_url: str, trials: int, first: int, jobs: int) -> list[str]:
+def run_workers(
+    params_path: str, storage_url: str, trials: int, first: int, jobs: int, prepare=sweep_trials
+) -> list[str]:
     """`jobs` worker processes on this machine; one line for each that failed or was killed."""
     context = multiprocessing.get_context("spawn")
     pipes = {first + j: context.Pipe(duplex=False) for j in range(jobs)}  # (parent's end, worker's end)
+    run = (params_path, storage_url, trials)
     processes = {
-        worker: context.Process(target=_worker_main, args=((params_path, storage_url, trials, worker, jobs), end))
+        worker: context.Process(target=_worker_main, args=((*run, worker, jobs, prepare), end))
         for worker, (_, end) in pipes.items()
     }
     for process in processes.values():

@@ -1,6 +1,7 @@
-"""A sweep's report: the best params as a params file `dvc repro` takes, every trial as CSV, and the
-plots people look at first (optimisation history, parameter importances, slices of the paper's three
-parameters, per-generation strength of every trial, and the Pareto front with two objectives)."""
+"""A sweep's report: the recommended params (confirmed by re-training, when `sweep --confirm` ran) as a
+params file `dvc repro` takes, every trial as CSV, and the plots people look at first (optimisation
+history, parameter importances, slices of the paper's three parameters, per-generation strength of every
+trial, and the Pareto front with two objectives)."""
 
 from __future__ import annotations
 
@@ -18,19 +19,50 @@ from optuna.visualization import matplotlib as plots  # noqa: E402
 from ruamel.yaml import YAML  # noqa: E402
 
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
-from pipeline.config import Params  # noqa: E402
+from pipeline.config import Params, current_path  # noqa: E402
 from pipeline.credentials import mask_passwords  # noqa: E402
-from pipeline.jobs.sweep import FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
+from pipeline.sweeps.study import BASELINE, CONFIRMED, FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
 
-PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.rollouts")
+PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.simulations")
 
 
-def best_values(params: Params, trial: optuna.trial.FrozenTrial) -> dict:
-    """The trial's tuned values plus what they imply (self-play games rescaled to the same cost)."""
-    tuned = trial_params(params, trial.params)
-    values = dict(trial.params)
-    values.setdefault("selfplay.games", tuned.selfplay.games)
+def implied_values(params: Params, tuned: dict) -> dict:
+    """Tuned values plus what they imply (self-play games rescaled to the same cost)."""
+    values = {current_path(path): value for path, value in tuned.items()}
+    values.setdefault("selfplay.games", trial_params(params, values).selfplay.games)
     return values
+
+
+def baseline_values(study: optuna.Study) -> dict:
+    return next(t.params for t in study.get_trials(deepcopy=False) if t.user_attrs.get(BASELINE))
+
+
+def confirmation_lines(figures: dict) -> list[str]:
+    """The report's lead: each candidate's effect against the baseline over training seeds and games."""
+    base = figures["baseline"]
+    lines = [
+        "",
+        "## Confirmation: the top settings trained again from fresh seeds",
+        "",
+        f"Recommended: **{figures['recommended']}** (the best score against the baseline whose 95% interval "
+        "lies above 0.5; the baseline when none does). Score: mean pairwise score against the baseline's "
+        "networks, every network of the setting against every baseline network, every seating where both "
+        "sit; interval: bootstrap over both sides' training seeds and the games. Panel: strength after "
+        "training, mean over seeds with a t-interval.",
+        "",
+        "| setting | score vs baseline | 95% interval | games | seeds | panel | panel 95% interval |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for setting, r in sorted(figures["candidates"].items(), key=lambda item: -item[1]["score"]):
+        lines.append(
+            f"| {setting} | {r['score']:.3f} | {r['ci95_low']:.3f}–{r['ci95_high']:.3f} | {r['games']} | "
+            f"{r['seeds']} | {r['panel']:.3f} | {r['panel_ci95_low']:.3f}–{r['panel_ci95_high']:.3f} |"
+        )
+    lines.append(
+        f"| baseline | 0.5 | | | {base['seeds']} | {base['panel']:.3f} | "
+        f"{base['panel_ci95_low']:.3f}–{base['panel_ci95_high']:.3f} |"
+    )
+    return lines
 
 
 def write_best_params(params_path: Path, values: dict, out: Path) -> None:
@@ -108,22 +140,35 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
     sweep = params.sweep
     lines += [
         f"Each trial: {sweep.generations} generations, each with the self-play cost of {params.selfplay.games} "
-        f"games at {params.search.rollouts} rollouts a move; strength = mean pairwise score against "
-        f"{', '.join(sweep.panel)} with {sweep.eval_rollouts} rollouts, {sweep.games_per_seating} games per seating.",
+        f"games at {params.search.simulations} simulations a move; strength = mean pairwise score against "
+        f"{', '.join(sweep.panel)} with {sweep.eval_simulations} simulations, "
+        f"{sweep.games_per_seating} games per seating.",
         "",
         ", ".join(f"{n} {state}" for state, n in counts.items() if n) or "no trials yet",
     ]
     if trials:
         with atomic_path(out / "trials.csv") as tmp:
             study.trials_dataframe().to_csv(tmp, index=False)
-    if any(t.state == optuna.trial.TrialState.COMPLETE for t in finished):
+    confirmed = json.loads((out / CONFIRMED).read_text()) if (out / CONFIRMED).exists() else None
+    if confirmed:
+        lines += confirmation_lines(confirmed)
+        recommended = confirmed["recommended"]
+        chosen = confirmed["candidates"][recommended]["params"] if recommended in confirmed["candidates"] else None
+        values = implied_values(params, chosen if chosen is not None else baseline_values(study))
+        heading = f"## Recommended: {recommended}, confirmed by re-training"
+    elif any(t.state == optuna.trial.TrialState.COMPLETE for t in finished):
         best = best_trial(study)
-        values = best_values(params, best)
+        values = implied_values(params, best.params)
+        heading = (
+            f"## Best single trial: trial {best.number}, strength {best.values[0]:.3f} (not confirmed: the best "
+            "of many noisy trials is biased upward; `sweep --confirm` re-trains it from fresh seeds)"
+        )
+    if confirmed or any(t.state == optuna.trial.TrialState.COMPLETE for t in finished):
         write_best_params(params_path, values, out / "best_params.yaml")
         settings = " ".join(f"-S {path}={value}" for path, value in values.items())
         lines += [
             "",
-            f"## Best: trial {best.number}, strength {best.values[0]:.3f}",
+            heading,
             "",
             *[f"- `{path}`: {value}" for path, value in values.items()],
             "",

@@ -2,7 +2,7 @@
 PNG plots (which `dvc plots show` also shows: images need no script from the internet, vega plots do),
 and the few headline numbers `dvc metrics show` prints.
 
-The training section is drawn here; every experiment draws its own (`pipeline/jobs/experiments/`),
+The training section is drawn here; every experiment draws its own (`pipeline/evaluation/experiments/`),
 left out when it did not run, so the same report serves every game. Every plot's caption says what it
 measures and at what budget.
 """
@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from pipeline.atomic import atomic_path, write_text
 from pipeline.config import NOT_SETTING, Params, dotted
-from pipeline.jobs.experiments import Evaluation, ReportContext
-from pipeline.jobs.sections import Plot, Section, plt
+from pipeline.evaluation.experiments import Evaluation, ReportContext
+from pipeline.evaluation.sections import Plot, Section, plt
 
 
 def _png(figure) -> bytes:
@@ -166,7 +166,7 @@ def write_report(
     preface: tuple[Section, ...] = (),
 ) -> list[Path]:
     """Write report.html, report.md and a PNG per plot under `out`; return the paths: the `preface`
-    (the run's params), the training section, then each experiment's (`pipeline/jobs/experiments/`).
+    (the run's params), the training section, then each experiment's (`pipeline/evaluation/experiments/`).
     `start`: the compute behind generation 0."""
     context = ReportContext(game, selfplay, train, gate, start)
     sections = [*preface, training_section(game, selfplay, train, gate), *evaluation.sections(context)]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.jobs.experiments import alphabeta, benchmark, fig3, pig_oracle, ratings, solver_games
-from pipeline.jobs.experiments.base import Experiment, ReportContext, Result
-from pipeline.jobs.sections import Section
+from pipeline.evaluation.experiments import alphabeta, benchmark, fig3, pig_oracle, ratings, solver_games
+from pipeline.evaluation.experiments.base import Experiment, ReportContext, Result
+from pipeline.evaluation.sections import Section
 
 EXPERIMENTS: list[Experiment] = [
     ratings.EXPERIMENT,
@@ -22,13 +22,13 @@ EXPERIMENTS: list[Experiment] = [
 
 @dataclass
 class Evaluation:
-    rollouts: int  # the champion's search budget (`search.rollouts`)
+    simulations: int  # the champion's search budget (`search.simulations`)
     seconds: float  # spent playing matches; 0 when every one came from the cache
     results: list[Result] = field(default_factory=list)  # in the experiments' order
     skipped: list[str] = field(default_factory=list)  # experiments switched on that cannot run here, and why
 
     def to_json(self) -> dict:
-        data: dict = {"rollouts": self.rollouts, "seconds": self.seconds}
+        data: dict = {"simulations": self.simulations, "seconds": self.seconds}
         for result in self.results:
             data.update(result.to_json())
         return {**data, "skipped": self.skipped}
@@ -36,7 +36,7 @@ class Evaluation:
     @classmethod
     def read(cls, data: dict) -> Evaluation:
         results = [result for e in EXPERIMENTS if (result := e.read(data)) is not None]
-        return cls(data["rollouts"], data.get("seconds", 0.0), results, data.get("skipped", []))
+        return cls(data["simulations"], data.get("seconds", 0.0), results, data.get("skipped", []))
 
     def tracked(self) -> list[tuple[str, float, int | None]]:
         return [metric for result in self.results for metric in result.tracked()]

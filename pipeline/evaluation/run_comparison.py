@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.jobs.report import write_pages
-from pipeline.jobs.sections import Plot, Section, plt
+from pipeline.evaluation.report import write_pages
+from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.jobs.tracking import DVC_EXPERIMENT, GIT_COMMIT, SETTING, TrackingError
 from pipeline.stores import sqlite_file
 

@@ -9,9 +9,9 @@ from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rol
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
+from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.evaluation.sections import Section
 from pipeline.games.pig import PigGame
-from pipeline.jobs.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.jobs.sections import Section
 from pipeline.matches.arena import score_interval
 from pipeline.nets.senet import SENet
 from pipeline.solvers.pig import match_win_probability
@@ -19,7 +19,7 @@ from pipeline.solvers.pig import match_win_probability
 
 @dataclass
 class PigOracleResult:
-    rollouts: int  # the champion's budget
+    simulations: int  # the champion's budget
     played: list[dict]  # per opponent: opponent, score, ci95_low, ci95_high, games
     exact: list[dict]  # per opponent: opponent, moving_first, moving_second, score (the policy head alone)
 
@@ -30,7 +30,7 @@ class PigOracleResult:
     def read(cls, data: dict) -> PigOracleResult | None:
         if not data.get("pig_oracle"):
             return None
-        return cls(data["rollouts"], data["pig_oracle"], data.get("pig_oracle_policy_exact", []))
+        return cls(data["simulations"], data["pig_oracle"], data.get("pig_oracle_policy_exact", []))
 
     def tracked(self):
         return [(f"win_rate_vs_{row['opponent']}", row["score"], None) for row in self.played] + [
@@ -62,7 +62,7 @@ class PigOracleResult:
             for r in self.exact
         ]
         text = (
-            f"The champion at {self.rollouts} rollouts, without noise, against the optimal policy (value "
+            f"The champion at {self.simulations} simulations, without noise, against the optimal policy (value "
             "iteration; optimal against optimal wins 50%) and a fixed hold threshold, half the games in each seat. "
             "Second table: the champion's policy head alone (no search), its win probability computed exactly."
         )
@@ -85,7 +85,7 @@ def plan(setting: Setting) -> Plan | None:
 
     def summarise() -> PigOracleResult:
         rows = [{"opponent": m.label, **score_interval(m.records, m.agents[0].name, m.label)} for m in matches]
-        return PigOracleResult(params.search.rollouts, rows, exact)
+        return PigOracleResult(params.search.simulations, rows, exact)
 
     return Plan(matches, summarise)
 

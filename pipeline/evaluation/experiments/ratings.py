@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass
 
 from pipeline.agents.recipes import head_to_head_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.jobs.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.jobs.sections import Plot, Section, plt
+from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
 from pipeline.matches.ratings import fit_bradley_terry, pairwise_results
 from pipeline.nets.checkpoint import weights_digest

@@ -1,4 +1,4 @@
-"""Seed 000, fig. 3a / 3b: the champion and a control UCT, both at `search.rollouts`, against UCT
+"""Seed 000, fig. 3a / 3b: the champion and a control UCT, both at `search.simulations`, against UCT
 opponents of growing budgets (`evaluate.fig3`), in every seat permutation."""
 
 from __future__ import annotations
@@ -9,14 +9,14 @@ import numpy as np
 
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.jobs.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.jobs.sections import Plot, Section, log_levels, plt
+from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.evaluation.sections import Plot, Section, log_levels, plt
 from pipeline.matches.arena import mean_score, seat_permutations
 
 
 @dataclass
 class Fig3Result:
-    rollouts: int  # the champion's and the control's budget
+    simulations: int  # the champion's and the control's budget
     alphazero: list[dict]  # per opponent level: opponent_rollouts, score, opponent_score, difference, games
     control: list[dict]
 
@@ -32,7 +32,7 @@ class Fig3Result:
 
     @classmethod
     def read(cls, data: dict) -> Fig3Result | None:
-        return cls(data["rollouts"], data["fig3a"], data["fig3b_control"]) if data.get("fig3a") else None
+        return cls(data["simulations"], data["fig3a"], data["fig3b_control"]) if data.get("fig3a") else None
 
     def tracked(self):
         return [
@@ -58,27 +58,27 @@ class Fig3Result:
 
     def sections(self, context: ReportContext) -> list[Section]:
         rows = self.rows()
-        levels, rollouts = [r["opponent_rollouts"] for r in rows], self.rollouts
+        levels, simulations = [r["opponent_rollouts"] for r in rows], self.simulations
         games = self.alphazero[0]["games"]
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.plot(levels, [r["alphazero_score"] for r in rows], "o-", label=f"AlphaZero ({rollouts} rollouts)")
+        ax.plot(levels, [r["alphazero_score"] for r in rows], "o-", label=f"AlphaZero ({simulations} simulations)")
         ax.plot(levels, [r["opponent_score_vs_alphazero"] for r in rows], "s-", label="UCT opponents")
         log_levels(ax, levels)
         ax.set(xlabel="opponent UCT rollouts", ylabel="mean score per game", title="fig. 3a: AlphaZero vs UCT")
         ax.legend()
         a = Plot("fig3a", f"Mean score per game, {games} games per level over every seat permutation.", fig)
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.plot(levels, [r["alphazero_difference"] for r in rows], "o-", label=f"AlphaZero ({rollouts} rollouts)")
-        ax.plot(levels, [r["control_difference"] for r in rows], "s-", label=f"control UCT ({rollouts} rollouts)")
+        ax.plot(levels, [r["alphazero_difference"] for r in rows], "o-", label=f"AlphaZero ({simulations} simulations)")
+        ax.plot(levels, [r["control_difference"] for r in rows], "s-", label=f"control UCT ({simulations} simulations)")
         ax.axhline(0, color="black", linewidth=0.8)
         log_levels(ax, levels)
         ax.set(xlabel="opponent UCT rollouts", ylabel="own score - opponents' score", title="fig. 3b: score difference")
         ax.legend()
         b = Plot("fig3b", "Own mean score minus the opponents', for the champion and for a control UCT.", fig)
-        return [Section("Seed 000 experiments", verdict(rows, rollouts), [a, b], [rows])]
+        return [Section("Seed 000 experiments", verdict(rows, simulations), [a, b], [rows])]
 
 
-def verdict(rows: list[dict], rollouts: int) -> str:
+def verdict(rows: list[dict], simulations: int) -> str:
     """Level by level what the table shows: a single verdict over all levels hid where the champion led."""
     words = []
     for r in rows:
@@ -87,8 +87,9 @@ def verdict(rows: list[dict], rollouts: int) -> str:
         words.append(f"{side} at {r['opponent_rollouts']} ({mine:+.3f} vs {control:+.3f})")
     ahead = sum(r["alphazero_difference"] > r["control_difference"] for r in rows)
     return (
-        f"Score difference against each UCT opponent level, the champion against the control UCT, both at {rollouts} "
-        f"rollouts: {'; '.join(words)}. The champion is ahead at {ahead} of {len(rows)} levels (seed 000, fig. 3)."
+        f"Score difference against each UCT opponent level, the champion against the control UCT, both at "
+        f"{simulations} simulations: {'; '.join(words)}. The champion is ahead at {ahead} of {len(rows)} levels "
+        "(seed 000, fig. 3)."
     )
 
 
@@ -97,7 +98,7 @@ def plan(setting: Setting) -> Plan:
     ev = params.evaluate
     subjects = [
         champion_player("alphazero", setting.champion, params),
-        AgentSpec.uct("control", params.search.rollouts, ev.c_uct, params.seed + 1),
+        AgentSpec.uct("control", params.search.simulations, ev.c_uct, params.seed + 1),
     ]
     matches = []
     for level in ev.fig3.opponent_rollouts:
@@ -106,17 +107,17 @@ def plan(setting: Setting) -> Plan:
             table = seat_permutations([0] + [1] * (game.num_players - 1))
             seatings = table * ev.fig3.games_per_seating
             matches.append(PlannedMatch(experiment, level, [subject, opponent], seatings))
-    return Plan(matches, lambda: summarise(matches, params.search.rollouts))
+    return Plan(matches, lambda: summarise(matches, params.search.simulations))
 
 
-def summarise(matches: list[PlannedMatch], rollouts: int) -> Fig3Result:
+def summarise(matches: list[PlannedMatch], simulations: int) -> Fig3Result:
     results: dict[str, list[dict]] = {"fig3a": [], "fig3b_control": []}
     for match in matches:
         subject, opponent = match.agents[0].name, match.agents[1].name
         mine, theirs = mean_score(match.records, subject), mean_score(match.records, opponent)
         row = {"opponent_rollouts": match.label, "score": mine, "opponent_score": theirs}
         results[match.experiment].append({**row, "difference": mine - theirs, "games": len(match.records)})
-    return Fig3Result(rollouts, results["fig3a"], results["fig3b_control"])
+    return Fig3Result(simulations, results["fig3a"], results["fig3b_control"])
 
 
 EXPERIMENT = Experiment("fig3", plan, Fig3Result.read)
