@@ -181,3 +181,20 @@ def test_match_plays_the_champions_own_game_wherever_it_runs(where, tmp_path):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["first"], result["games"]) == ("connect3x3", 6)  # 3 players: 6 mixed seatings
+
+
+def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_otherwise(tmp_path, monkeypatch):
+    """play, analyse and match: `--params`, else params.yaml of the same game, else the shipped
+    champion's own params (outside a checkout too), else the defaults."""
+    from pipeline.commands.networks import network_params
+
+    monkeypatch.chdir(tmp_path)  # no params.yaml here: outside a checkout
+    own = load_params(champions.params_path("connect4"))
+    assert network_params(None, "connect4", "connect4") == own and own.search.c_puct != 3.0
+    assert network_params(None, "some.ckpt", "connect4").search.c_puct == 3.0  # a file: the defaults
+    (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())  # a Tic-Tac-Mo checkout
+    assert network_params(None, "connect4", "connect4") == own
+    local = (ROOT / "params.yaml").read_text().replace("game: tictacmo", "game: connect4", 1)
+    (tmp_path / "params.yaml").write_text(local.replace("c_puct: 3.0", "c_puct: 1.5", 1))
+    assert network_params(None, "connect4", "connect4").search.c_puct == 1.5
+    assert network_params(str(champions.params_path("tictacmo")), "connect4", "connect4").game == "tictacmo"

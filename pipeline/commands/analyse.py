@@ -6,9 +6,10 @@ test sets (`4453`; anything after the first space is ignored, so `Test_L1_R1` li
 for other games moves separated by spaces or commas, each read by the game's `parse_move`
 (`1,5 9` in Tic-Tac-Mo); an empty line is the starting position. For each line prints the move chosen,
 the policy over the legal moves and the value vector in absolute seats: the raw network's with
-`--simulations 0`, search's with `--simulations N` (visit shares, mean backed-up value at the root; default search
-settings, no root noise). `--json` prints one JSON object a line instead: `line` (its number), `moves`,
-`to_play` (seat), `move`, `policy` ({move: probability}), `value` (one entry per seat), `simulations`. Lines
+`--simulations 0`, search's with `--simulations N` (visit shares, mean backed-up value at the root; the
+network's own search settings, as `--params` says, no root noise). `--json` prints one JSON object a line
+instead: `line` (its number), `moves`, `to_play` (seat), `move`, `policy` ({move: probability}), `value`
+(one entry per seat), `simulations`. Lines
 are searched `--batch` at a time (default 64; 1 when standard input is a terminal, so each line is
 answered as soon as it is typed), one network call for all of them per simulation. Ctrl-C stops with
 status 130.
@@ -32,9 +33,10 @@ from itertools import islice
 
 import numpy as np
 
+from pipeline.agents.recipes import search_config
 from pipeline.clip import clip
 from pipeline.commands.cli import add_simulations, command_parser
-from pipeline.commands.networks import add_network_arguments, load_network
+from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import ConnectGame
 from pipeline.games.moves import read_position
@@ -79,12 +81,13 @@ def main(argv):
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
     game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
-    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.simulations, args.json)
+    config = search_config(network_params(args.params, args.checkpoint, game.name))
+    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.simulations, args.json, config)
     if failed:
         sys.exit(1)
 
 
-def answer_lines(game: Game, evaluator, batch: int, simulations: int, as_json: bool) -> bool:
+def answer_lines(game: Game, evaluator, batch: int, simulations: int, as_json: bool, config=None) -> bool:
     """Answer standard input's lines `batch` at a time; True if any line was bad."""
     numbered, failed = enumerate(sys.stdin, start=1), False
     while chunk := list(islice(numbered, batch)):
@@ -97,7 +100,7 @@ def answer_lines(game: Game, evaluator, batch: int, simulations: int, as_json: b
                 failed = True
         if not positions:
             continue
-        policies, values = analyse(game, evaluator, [state for _, _, state in positions], simulations)
+        policies, values = analyse(game, evaluator, [state for _, _, state in positions], simulations, config)
         for (number, moves, state), policy, value in zip(positions, policies, values):
             result = summary(game, number, moves, state, policy, value, simulations)
             print(json.dumps(result) if as_json else as_text(game, result), flush=True)

@@ -19,7 +19,6 @@ where the game allows `alphabeta:D` and `solver` (Connect-4), `optimal` and `hol
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 
@@ -27,7 +26,7 @@ from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.commands.cli import add_simulations, command_parser, refuse_below
-from pipeline.config import Params, load_params, parse_params
+from pipeline.commands.networks import add_params_argument, network_params
 from pipeline.games import make_game
 from pipeline.jobs.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
@@ -46,16 +45,14 @@ def main(argv):
     add_simulations(
         parser, "--rollouts", default=None, help="the networks' search budget (default: search.simulations)"
     )
-    parser.add_argument(
-        "--params", help="the search settings' params file; default: params.yaml where it plays A's game, else A's own"
-    )
+    add_params_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
     parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
     refuse_below(1, {"--games-per-seating": args.games_per_seating, "--simulations": args.simulations})
     first = champions.resolve(args.first)  # an unknown name says so before the params are read
     load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
-    params = match_params(args.params, args.first, checkpoint_game(first))
+    params = network_params(args.params, args.first, checkpoint_game(first))
     game = make_game(params.game)
     try:
         second = parse_player(args.second, (*BASELINES, NETWORK))
@@ -95,23 +92,3 @@ def main(argv):
         own = [np.sign(r.scores[r.seating.index("first")]) for r in result.records]
         summary.update(wins=own.count(1), ties=own.count(0), losses=own.count(-1))
     print(json.dumps(summary))
-
-
-def match_params(given: str | None, first: str, game: str) -> Params:
-    """`--params` where given; else `params.yaml` where it exists and plays `game`; else the params that
-    trained A where A names a shipped champion; else the schema's defaults for `game`."""
-    if given:
-        return load_params(given)
-    local = Path("params.yaml")
-    if local.is_file():
-        params = load_params(local)
-        if params.game == game:
-            return params
-    name = champions.shipped_name(first)
-    if name is not None and champions.params_path(name).is_file():
-        return load_params(champions.params_path(name))
-    return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {game}")
-
-
-if __name__ == "__main__":
-    main()

@@ -1,5 +1,6 @@
 """The network a command names: a checkpoint file, a shipped champion's name or the MLflow
-registry's champion (`--champion`), and the game it plays; shared by `analyse` and `play`."""
+registry's champion (`--champion`), the game it plays and the params it searches with; shared by
+`analyse`, `play` and `match`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from pipeline import champions
-from pipeline.config import TrackingParams
+from pipeline.config import Params, TrackingParams, load_params, parse_params
 from pipeline.games import Game, make_game
 from pipeline.jobs.tracking import default_tracking_uri, download_champion
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
@@ -27,6 +28,32 @@ def add_network_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", help="game spec (default: the game the checkpoint was trained for)")
     parser.add_argument("--tracking-uri", help="MLflow store of --champion (default: sqlite:///./mlflow.db)")
     parser.add_argument("--model-name", default=TrackingParams().model_name, help="registered model of --champion")
+    add_params_argument(parser)
+
+
+def add_params_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--params",
+        help="params file of the search settings; default: params.yaml where it plays the network's game, "
+        "else the params a shipped champion was trained with, else the defaults",
+    )
+
+
+def network_params(given: str | None, network: str | None, game: str) -> Params:
+    """`--params` where given; else `params.yaml` where it exists and plays `game`; else the params that
+    trained the network where it names a shipped champion; else the schema's defaults for `game`. So a
+    shipped champion searches as it was trained, in a checkout or outside one."""
+    if given:
+        return load_params(given)
+    local = Path("params.yaml")
+    if local.is_file():
+        params = load_params(local)
+        if params.game == game:
+            return params
+    name = champions.shipped_name(network) if network else None
+    if name is not None and champions.params_path(name).is_file():
+        return load_params(champions.params_path(name))
+    return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {game}")
 
 
 def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, SENet | None]:

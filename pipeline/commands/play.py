@@ -25,9 +25,9 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, parse_player
-from pipeline.agents.recipes import champion_play
+from pipeline.agents.recipes import champion_play, search_config
 from pipeline.commands.cli import add_simulations, command_parser
-from pipeline.commands.networks import add_network_arguments, load_network
+from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.jobs.entry import entry_point
@@ -85,9 +85,11 @@ def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int 
     return seats + [parse_player(fill, SEATS, default_number=simulations)] * (num_players - len(seats))
 
 
-def make_agents(game: Game, seats: list[PlayerName], model, seed: int) -> list[Agent]:
+def make_agents(
+    game: Game, seats: list[PlayerName], model, seed: int, config: SearchConfig | None = None
+) -> list[Agent]:
     """The players at the table; az seats are the champion (`recipes.champion_play`) searching with
-    the default search settings (play reads no params)."""
+    `config`, the network's own search settings (`networks.network_params`)."""
     evaluator = NetworkEvaluator(game, model) if model is not None else None
     agents = []
     for seat, player in enumerate(seats):
@@ -95,7 +97,7 @@ def make_agents(game: Game, seats: list[PlayerName], model, seed: int) -> list[A
         if player.kind == "human":
             agents.append(HumanAgent(game, name, seat))
         elif player.kind == "az":
-            agents.append(SearchAgent(game, evaluator, SearchConfig(), champion_play(player.number), name))
+            agents.append(SearchAgent(game, evaluator, config or SearchConfig(), champion_play(player.number), name))
         elif player.kind == "uct":
             agents.append(uct_agent(game, player.number, seed=seed + seat, name=name))
         else:
@@ -153,7 +155,8 @@ def main(argv):
         parser.error(str(err))
     if model is None and any(player.kind == "az" for player in seats):
         parser.error("az seats need a network: give a CHECKPOINT or --champion (or seat uct, random)")
-    agents = make_agents(game, seats, model, args.seed)
+    config = search_config(network_params(args.params, args.checkpoint, game.name))
+    agents = make_agents(game, seats, model, args.seed, config)
     print("seats: " + ", ".join(agent.name for agent in agents), flush=True)
     scores = play_game(game, agents, args.seed)
     print("scores: " + ", ".join(f"{agent.name} {score:+g}" for agent, score in zip(agents, scores)))
