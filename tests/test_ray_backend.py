@@ -1,5 +1,6 @@
-"""The Ray backend on a real two-node Ray cluster on 127.0.0.1: the same games as the process pool,
-a worker killed mid-chunk loses and doubles nothing, an unreachable cluster is one line."""
+"""The Ray backend on a real Ray cluster on 127.0.0.1 and on a local Ray: the same games as the process
+pool, a worker killed mid-chunk loses and doubles nothing, no port open beyond loopback, an unreachable
+cluster is one line."""
 
 import contextlib
 import os
@@ -10,7 +11,6 @@ import subprocess
 import tempfile
 import threading
 import time
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +29,7 @@ else:
     ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[ray]'")
 
 from pipeline.jobs.selfplay import run_selfplay  # noqa: E402
+from pipeline.matches.ray_backend import LOOPBACK_SWITCH  # noqa: E402
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
 
@@ -43,28 +44,57 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A head node and a second node, one CPU each, both on 127.0.0.1. Ray's token authentication
-    is off here, as it is for a cluster started without a token (a token left in ~/.ray by an
-    earlier local Ray would otherwise turn it on for the head alone). Its own temporary folder names
-    its processes, so that the end stops them and no other Ray of the machine (`ray stop` stops all)."""
-    auth = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
-    saved = {key: os.environ.get(key) for key in auth}
-    os.environ.update(auth)
-    env = dict(os.environ)
+    """A head node with two CPUs on 127.0.0.1, every port on loopback (`ray_backend.LOOPBACK_SWITCH`:
+    Ray 2.60 then refuses a second node, so the cluster has one). Ray's token authentication is off
+    here, as it is for a cluster started without a token (a token left in ~/.ray by an earlier local
+    Ray would otherwise turn it on for the head alone). Its own temporary folder names its processes,
+    so that the end stops them and no other Ray of the machine (`ray stop` stops all)."""
+    settings = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", LOOPBACK_SWITCH: "0"}
+    saved = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
     port, folder = free_port(), tempfile.mkdtemp(prefix="ray-test-", dir="/tmp")  # short: Ray's socket paths
-    node = ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--disable-usage-stats"]
-    start = ["ray", "start", *node]
-    run = partial(subprocess.run, env=env, check=True, capture_output=True)
-    run([*start, "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={folder}"])
+    start = ["ray", "start", "--head", "--node-ip-address=127.0.0.1", "--num-cpus=2", "--disable-usage-stats"]
+    start += [f"--port={port}", "--include-dashboard=false", f"--temp-dir={folder}"]
+    subprocess.run(start, env=dict(os.environ), check=True, capture_output=True)
     try:
-        run([*start, f"--address=127.0.0.1:{port}"])
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", folder
     finally:
         ray.shutdown()
         stop_processes_of(folder)
         shutil.rmtree(folder, ignore_errors=True)
         for key, value in saved.items():
             os.environ.pop(key) if value is None else os.environ.update({key: value})
+
+
+def ray_processes(folder: str | None = None) -> list:
+    """This process (a Ray driver opens ports too) and the Ray processes: those whose command line names
+    `folder`, or this process's children, with their own children."""
+    import psutil
+
+    me = psutil.Process()
+    roots = [me] + (me.children() if folder is None else [])
+    if folder is not None:
+        roots += [
+            p for p in psutil.process_iter(["cmdline"]) if any(folder in part for part in p.info["cmdline"] or [])
+        ]
+    found = {}
+    for root in roots:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            for process in [root, *root.children(recursive=True)]:
+                found[process.pid] = process
+    return list(found.values())
+
+
+def listening_off_loopback(processes: list) -> list[str]:
+    import psutil
+
+    pids = {p.pid for p in processes}
+    loopback = ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+    return [
+        f"pid {c.pid} listens on {c.laddr.ip}:{c.laddr.port}"
+        for c in psutil.net_connections(kind="inet")
+        if c.pid in pids and c.status == psutil.CONN_LISTEN and c.laddr.ip not in loopback
+    ]
 
 
 def stop_processes_of(folder: str) -> None:
@@ -124,11 +154,27 @@ def chunk_worker_pids() -> list[int]:
     return pids
 
 
-def test_ray_plays_the_same_games_as_the_pool(cluster):
+def test_ray_plays_the_same_games_as_the_pool_and_listens_on_loopback_only(cluster):
+    address, folder = cluster
     pool = selfplay_samples(Workers(2))
-    on_ray = selfplay_samples(Workers(2, "ray", cluster))
+    on_ray = selfplay_samples(Workers(2, "ray", address))
     assert_same_samples(pool, on_ray)
-    assert {n["NodeID"] for n in ray.nodes() if n["Alive"]} and len(ray.nodes()) == 2
+    assert [n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]] == ["127.0.0.1"]
+    processes = ray_processes(folder)
+    assert len(processes) > 3  # the driver, GCS, raylet, workers: the test looked at Ray's processes
+    assert listening_off_loopback(processes) == []
+
+
+def test_a_local_ray_started_by_a_stage_listens_on_loopback_only():
+    ray.shutdown()
+    try:
+        on_ray = selfplay_samples(Workers(2, "ray", None))  # as a stage with `ray_address: null`
+        processes = ray_processes()
+        assert len(processes) > 3
+        assert listening_off_loopback(processes) == []
+        assert_same_samples(selfplay_samples(Workers(2)), on_ray)
+    finally:
+        ray.shutdown()
 
 
 def test_a_worker_killed_mid_chunk_loses_and_doubles_nothing(cluster):
@@ -136,7 +182,7 @@ def test_a_worker_killed_mid_chunk_loses_and_doubles_nothing(cluster):
     killed, outcome = [], {}
 
     def run():
-        outcome["samples"] = selfplay_samples(Workers(4, "ray", cluster))
+        outcome["samples"] = selfplay_samples(Workers(4, "ray", cluster[0]))
 
     player = threading.Thread(target=run)
     player.start()

@@ -12,11 +12,13 @@ the project's dependencies but not the project itself, and always run the driver
 
 from __future__ import annotations
 
+import os
 import socket
 import uuid
 from pathlib import Path
 
 import ray
+from ray._private import ray_constants
 
 import pipeline
 from pipeline.matches import BackendError
@@ -32,6 +34,8 @@ def connect(address: str | None) -> None:
         return
     if address not in (None, "auto"):
         _check_listening(address)  # Ray itself retries a dead address for minutes
+    if _on_this_machine(address):
+        _loopback_only()
     package = str(Path(pipeline.__file__).parent)
     local = {"include_dashboard": False} if address is None else {}
     try:
@@ -45,6 +49,24 @@ def connect(address: str | None) -> None:
     except Exception as err:  # Ray raises ConnectionError, RuntimeError or its own errors here
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise _unreachable(address, reason) from None
+
+
+LOOPBACK = ("127.0.0.1", "localhost")
+LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # Ray's name for it; "0": a one-node, loopback-only Ray
+
+
+def _on_this_machine(address: str | None) -> bool:
+    """A local Ray this process starts, or a cluster that listens on this machine's loopback."""
+    return address is None or address.removeprefix("ray://").rpartition(":")[0] in LOOPBACK
+
+
+def _loopback_only() -> None:
+    """Bind every port of the local Ray to 127.0.0.1. Ray binds its GCS, raylet, agent and worker ports
+    to loopback only when the node's address is a localhost one, but on Linux it replaces 127.0.0.1 by
+    the host's address unless this switch (read when Ray is imported, so set in both places) is off;
+    anyone reaching an open Ray port can run code. The processes Ray starts inherit the variable."""
+    os.environ[LOOPBACK_SWITCH] = "0"
+    ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def _check_listening(address: str) -> None:
