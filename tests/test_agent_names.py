@@ -20,6 +20,8 @@ from pipeline.games import make_game
         (" random ", PlayerName("random", None, "random")),
         ("optimal", PlayerName("optimal", None, "optimal")),
         ("solver", PlayerName("solver", None, "solver")),
+        ("mce:500", PlayerName("mce", 500, "mce:500")),
+        ("greedy", PlayerName("greedy", None, "greedy")),
     ],
 )
 def test_baselines_are_read_with_their_number(text, player):
@@ -39,7 +41,11 @@ def test_a_default_budget_stands_in_for_a_missing_one_of_uct_and_az_only():
 @pytest.mark.parametrize(
     ("text", "kinds", "message"),
     [
-        ("minimax", BASELINES, "unknown player 'minimax'; expected uct:N, alphabeta:N, hold:N, random, solver or "),
+        (
+            "minimax",
+            BASELINES,
+            "unknown player 'minimax'; expected uct:N, mce:N, alphabeta:N, hold:N, greedy, random, ",
+        ),
         ("human", BASELINES, "unknown player 'human'; expected uct:N"),
         ("uct:0", BASELINES, "'uct:0': expected uct:N, N the simulations, a positive integer"),
         ("alphabeta:x", BASELINES, "'alphabeta:x': expected alphabeta:N, N the depth"),
@@ -82,3 +88,10 @@ def test_an_unknown_kind_of_spec_is_refused_not_played_at_random():
         spec.build(make_game("tictactoe"))
     with pytest.raises(ValueError, match="unknown kind of player 'minimax'"):
         dataclasses.replace(spec, kind="minimax")
+
+
+def test_greedy_and_mce_need_a_game_with_a_player_greedy_policy():
+    for text in ("greedy", "mce:4"):
+        spec = baseline_spec(parse_player(text, BASELINES), text, 1.4, 0)
+        with pytest.raises(ValueError, match="^game 'tictactoe' has no player-greedy policy"):
+            spec.build(make_game("tictactoe"))

@@ -1,5 +1,6 @@
 """The one grammar of player names, `KIND` or `KIND:N`, shared by `play`'s seats, `match`'s opponent and
-the sweep's panel: `uct:200`, `alphabeta:5`, `hold:20`, `random`, `solver`, `optimal`, `human`, `az:100`,
+the sweep's panel: `uct:200`, `alphabeta:5`, `hold:20`, `greedy`, `mce:500`, `random`, `solver`, `optimal`,
+`human`, `az:100`,
 or a network (a checkpoint file or a shipped champion's name). Each command says which kinds it
 seats; anything else is refused with one line naming the text and what was expected. A baseline's
 name becomes its `AgentSpec` here (`baseline_spec`), so every command builds the same player from
@@ -15,10 +16,10 @@ from pipeline import champions
 from pipeline.agents.spec import AgentSpec
 
 # What N means for the kinds that take one; the others take none.
-NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total"}
+NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total", "mce": "playouts"}
 NETWORK = "network"  # a checkpoint file or a shipped champion, named by its text
-BASELINES = ("uct", "alphabeta", "hold", "random", "solver", "optimal")  # players that need no network
-SEATS = ("human", "az", "uct", "random")  # who can sit at `play`'s table
+BASELINES = ("uct", "mce", "alphabeta", "hold", "greedy", "random", "solver", "optimal")  # need no network
+SEATS = ("human", "az", "uct", "mce", "greedy", "random")  # who can sit at `play`'s table
 OPTIONAL_NUMBER = ("uct", "az")  # their N may default to a command's budget (`play --sims`)
 
 
@@ -70,6 +71,10 @@ def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> Age
         return AgentSpec.uct(name, n, c_uct, seed)
     if player.kind == "alphabeta":
         return AgentSpec(name, "alphabeta", depth=n)
+    if player.kind == "mce":
+        return AgentSpec.monte_carlo(name, n)
+    if player.kind == "greedy":
+        return AgentSpec(name, "player_greedy")
     if player.kind == "hold":
         return AgentSpec(name, "pig_hold", hold_at=n)
     if player.kind in ("random", "solver"):

@@ -16,13 +16,25 @@ from pipeline.agents import (
     uct_agent,
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
+from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig
 
 # The kinds of player a spec builds; the names they are recorded under in finished matches.
-KINDS = ("alphazero", "greedy", "uct", "random", "pig_optimal", "pig_hold", "alphabeta", "solver")
+KINDS = (
+    "alphazero",
+    "greedy",
+    "uct",
+    "random",
+    "pig_optimal",
+    "pig_hold",
+    "alphabeta",
+    "solver",
+    "player_greedy",
+    "mce",
+)
 
 
 @dataclass
@@ -56,6 +68,10 @@ class AgentSpec:
         return cls(name, "uct", PlayConfig(simulations=simulations), SearchConfig(c_uct=c_uct), seed=seed)
 
     @classmethod
+    def monte_carlo(cls, name: str, playouts: int) -> AgentSpec:
+        return cls(name, "mce", PlayConfig(simulations=playouts))
+
+    @classmethod
     def greedy(cls, name: str, model: SENet, epsilon: float, search: SearchConfig) -> AgentSpec:
         return cls(name, "greedy", search=search, network=_weights(model), epsilon=epsilon)
 
@@ -73,6 +89,10 @@ class AgentSpec:
             return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
         if self.kind == "alphabeta":
             return AlphaBetaAgent(game, self.depth, self.name)
+        if self.kind == "player_greedy":
+            return PlayerGreedyAgent(game, self.name)
+        if self.kind == "mce":
+            return MonteCarloAgent(game, self.play.simulations, self.name)
         if self.kind == "solver":
             return PerfectConnect4Agent(game, self.name)
         if self.kind in ("pig_optimal", "pig_hold"):

@@ -4,8 +4,9 @@ The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline
 card's summary is printed first) or `--champion`, the MLflow registry's (as in `analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
-input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts) or
-`random`; `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--simulations`). Any game, any
+input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts), `random`, or
+in games with a player-greedy policy (Kingdomino) `greedy` and `mce:N` (flat Monte Carlo, N greedy
+playouts a move); `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--simulations`). Any game, any
 number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. Seats not named are `az` (`uct`
 without a network), so `human,az` also plays a three-player game; the default seats the person first.
 Before each human move the board (empty cells numbered as they are typed) and "You are X" are shown;
@@ -24,7 +25,7 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
-from pipeline.agents.names import SEATS, PlayerName, parse_player
+from pipeline.agents.names import SEATS, PlayerName, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_play, search_config
 from pipeline.commands.cli import add_simulations, command_parser
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
@@ -100,6 +101,8 @@ def make_agents(
             agents.append(SearchAgent(game, evaluator, config or SearchConfig(), champion_play(player.number), name))
         elif player.kind == "uct":
             agents.append(uct_agent(game, player.number, seed=seed + seat, name=name))
+        elif player.kind in ("mce", "greedy"):
+            agents.append(baseline_spec(player, name, 0.0, seed + seat).build(game))
         else:
             agents.append(RandomAgent(game, name))
     return agents

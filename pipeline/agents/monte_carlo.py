@@ -1,0 +1,59 @@
+"""The Kingdomino anchor's players (Gedda, Lagerkvist and Butler 2018): `greedy`, the game's own
+player-greedy move (the placement and pick that most raise one's score), and `mce:N`, flat Monte Carlo
+evaluation: every legal move is tried with N playouts in all, shared round-robin, each played to the end
+by player-greedy moves for every seat, and the move with the best mean final value for the mover wins.
+The paper found MCE with player-greedy playouts the strongest of its players, UCT included.
+
+Any game that offers `greedy_action(state)` gets both; others are refused with one line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.agents.base import PositionAgent
+
+
+def _check_greedy(game) -> None:
+    if not hasattr(game, "greedy_action"):
+        raise ValueError(f"game {game.name!r} has no player-greedy policy (greedy_action); greedy and mce need one")
+
+
+class PlayerGreedyAgent(PositionAgent):
+    """The game's player-greedy move; no randomness, no search."""
+
+    def __init__(self, game, name: str = "greedy"):
+        _check_greedy(game)
+        super().__init__(game, name)
+
+    def choose(self, state, rng):
+        return int(self.game.greedy_action(state))
+
+
+class MonteCarloAgent(PositionAgent):
+    """Flat Monte Carlo evaluation with player-greedy playouts, `playouts` a move in all (at least one
+    per legal move). A move's value is the mover's mean final value (`game.scores`: rank against every
+    other seat), so a move that wins more often is preferred to one that scores more points."""
+
+    def __init__(self, game, playouts: int, name: str = "mce"):
+        _check_greedy(game)
+        super().__init__(game, name)
+        self.playouts = playouts
+
+    def choose(self, state, rng):
+        legal = self.game.legal_actions(state)
+        if len(legal) == 1:
+            return legal[0]
+        mover = self.game.to_play(state)
+        totals, counts = np.zeros(len(legal)), np.zeros(len(legal))
+        for i in range(max(self.playouts, len(legal))):
+            k = i % len(legal)
+            after, _ = self.game.step(state, legal[k], rng)
+            totals[k] += self.playout(after, rng)[mover]
+            counts[k] += 1
+        return int(legal[int(np.argmax(totals / counts))])
+
+    def playout(self, state, rng) -> np.ndarray:
+        while not self.game.is_terminal(state):
+            state, _ = self.game.step(state, self.game.greedy_action(state), rng)
+        return self.game.scores(state)
