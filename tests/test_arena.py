@@ -154,3 +154,17 @@ def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, caps
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 6, "three seats for the champion, two games each"
     assert result["wins"] + result["ties"] + result["losses"] == 6
+
+
+def test_match_between_two_baselines_takes_the_game_from_game(capsys):
+    import json
+
+    from pipeline.commands.match import main
+
+    main(["uct:16", "random", "--game", "tictacmo", "--games-per-seating", "2"])
+    result = json.loads(capsys.readouterr().out)
+    assert (result["first"], result["second"], result["games"]) == ("uct:16", "random", 12)  # 6 seatings x 2
+    assert result["score"] > 0.5  # UCT beats random play (as test_uct_with_rollouts_beats_random_play)
+    with pytest.raises(SystemExit):
+        main(["uct:16", "random"])
+    assert capsys.readouterr().err == "error: uct:16: A is a baseline; give the game to play with --game\n"

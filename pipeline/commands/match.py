@@ -1,4 +1,5 @@
-"""Head-to-head: `python -m pipeline match A.ckpt B` where B is a checkpoint or a baseline.
+"""Head-to-head: `python -m pipeline match A.ckpt B` where B is a checkpoint or a baseline; A may be a
+baseline too, with `--game` (`match mce:200 greedy --game "kingdomino(players=4)" --first-alone`).
 
 A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
 that name wins). The game is A's, the one its checkpoint was trained for; the search settings come from
@@ -23,7 +24,7 @@ import json
 import numpy as np
 
 from pipeline import champions
-from pipeline.agents.names import BASELINES, NETWORK, baseline_spec, expected, parse_player
+from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.commands.cli import add_simulations, command_parser, refuse_below
 from pipeline.commands.networks import add_params_argument, network_params
@@ -37,7 +38,12 @@ from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 @entry_point
 def main(argv):
     parser = command_parser("match", __doc__)
-    parser.add_argument("first", metavar="A", help="a checkpoint file or a shipped champion's name (the player scored)")
+    parser.add_argument(
+        "first", metavar="A", help="the player scored: a checkpoint file, a shipped champion's name, or a baseline"
+    )
+    parser.add_argument(
+        "--game", help="the game (default: the one A's checkpoint was trained for; needed when A is a baseline)"
+    )
     parser.add_argument(
         "second", metavar="B", help=f"its opponent, of the baselines the game allows: {expected((*BASELINES, NETWORK))}"
     )
@@ -50,32 +56,33 @@ def main(argv):
     parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
     refuse_below(1, {"--games-per-seating": args.games_per_seating, "--simulations": args.simulations})
-    first = champions.resolve(args.first)  # an unknown name says so before the params are read
-    load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
-    params = network_params(args.params, args.first, checkpoint_game(first))
-    game = make_game(params.game)
-    try:
-        second = parse_player(args.second, (*BASELINES, NETWORK))
-    except ValueError:
-        raise UsageError(
-            f"{args.second}: neither a checkpoint file nor a baseline; expected {expected((*BASELINES, NETWORK))}"
-        ) from None
-    simulations = args.simulations or params.search.simulations
-    model = load_checkpoint(first, game.name)
-    if second.kind == NETWORK:
-        specs = [
-            head_to_head_player("first", model, params, simulations),
-            head_to_head_player(
-                "second", load_checkpoint(champions.resolve(args.second), game.name), params, simulations
-            ),
-        ]
+    first_player = baseline_or_network(args.first)
+    if first_player.kind == NETWORK:
+        first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
+        load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
+        spec = args.game or checkpoint_game(first)
+    elif args.game:
+        spec = args.game
     else:
-        baseline = baseline_spec(second, "second", params.evaluate.c_uct, args.seed)
-        try:
-            baseline.build(game)  # a baseline that cannot play this game says so before the match
-        except ValueError as err:
-            raise UsageError(f"{args.second}: {err}") from None
-        specs = [champion_player("first", model, params, simulations), baseline]
+        raise UsageError(f"{args.first}: A is a baseline; give the game to play with --game")
+    second = player_named(args.second)
+    params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
+    game = make_game(spec)
+    simulations = args.simulations or params.search.simulations
+    against_network = second.kind == NETWORK and first_player.kind == NETWORK
+    specs = []
+    for name, player in (("first", first_player), ("second", second)):
+        if player.kind == NETWORK:
+            model = load_checkpoint(champions.resolve(player.text), game.name)
+            recipe = head_to_head_player if against_network else champion_player
+            specs.append(recipe(name, model, params, simulations))
+        else:
+            baseline = baseline_spec(player, name, params.evaluate.c_uct, args.seed + len(specs))
+            try:
+                baseline.build(game)  # a baseline that cannot play this game says so before the match
+            except ValueError as err:
+                raise UsageError(f"{player.text}: {err}") from None
+            specs.append(baseline)
     table = (
         seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
     )
@@ -92,3 +99,19 @@ def main(argv):
         own = [np.sign(r.scores[r.seating.index("first")]) for r in result.records]
         summary.update(wins=own.count(1), ties=own.count(0), losses=own.count(-1))
     print(json.dumps(summary))
+
+
+def baseline_or_network(text: str) -> PlayerName:
+    try:
+        return parse_player(text, BASELINES)
+    except ValueError:
+        return PlayerName(NETWORK, text=text)
+
+
+def player_named(text: str) -> PlayerName:
+    try:
+        return parse_player(text, (*BASELINES, NETWORK))
+    except ValueError:
+        raise UsageError(
+            f"{text}: neither a checkpoint file nor a baseline; expected {expected((*BASELINES, NETWORK))}"
+        ) from None
