@@ -146,3 +146,30 @@ def test_search_runs_on_dice_games(spec):
     for slot in slots:
         assert forest.root_visits(slot).sum() == 200
         assert forest.used[slot] <= 401
+
+
+@pytest.mark.parametrize("spec", ["pig(players=3,goal=20)", "openspiel:pig(players=3,winscore=12)"])
+def test_dice_games_self_play_and_train_for_two_generations(spec):
+    """The whole learning loop on dice, through the OpenSpiel adapter too (three players, chance
+    nodes): what a DVC pipeline on the game runs, in one process."""
+    if spec.startswith("openspiel"):
+        pytest.importorskip("pyspiel")
+    from pipeline.config import parse_params
+    from pipeline.sweeps.training_loop import train_generations
+
+    params = parse_params(
+        {
+            "game": spec,
+            "workers": 1,
+            "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
+            "search": {"simulations": 8},
+            "selfplay": {"games": 4, "parallel_games": 4},
+            "train": {"epochs": 1},
+            "generations": [{"gen": 1, "prev": 0}],
+        }
+    )
+    reports = []
+    train_generations(make_game(spec), params, 2, lambda model, report: reports.append(report))
+    assert [r.generation for r in reports] == [1, 2]
+    assert reports[1].simulations > reports[0].simulations > 0
+    assert all(np.isfinite([r.policy_loss, r.value_loss]).all() for r in reports)

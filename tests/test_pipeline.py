@@ -269,12 +269,9 @@ def test_a_misspelt_key_costs_no_finished_stage(project):
     [
         ("connect4", "Seed 000 experiments"),
         ("pig(players=2,goal=12)", "Oracle: two-player Pig"),  # dice: chance nodes, oracle evaluation
-        ("openspiel:pig(players=3,winscore=12)", "Seed 000 experiments"),  # the OpenSpiel adapter, three players
     ],
 )
 def test_switching_the_game_needs_no_other_change(project, spec, expected):
-    if spec.startswith("openspiel:"):
-        pytest.importorskip("pyspiel")
     edit_params(project, lambda p: p.update(game=spec, generations=p["generations"][:1]))  # one: a shorter test
     try:
         ran = repro(project)

@@ -1,0 +1,577 @@
+"""Kingdomino (Bruno Cathala, Blue Orange 2016) for 2 to 4 players: draft dominoes, lay them into a
+kingdom around a castle, and score every property (connected squares of one terrain) as its squares
+times its crowns.
+
+Rules as the published rulebook, with these decisions:
+- A king's turn is two decisions: place the domino it sits on (discard it when no placement is legal),
+  then pick a free domino of the next row; two small action sets instead of one of their product.
+- The first round's picking order, random in the rulebook, is seat order (2 players: 0, 1, 0, 1):
+  the arena rotates the seats, so fairness comes from the seating and a start stays deterministic.
+- Drawing a row is the only chance event: the pick that completes a round draws the next row inside
+  `step`, and the drawn numbers, sorted, are the chance key (seed 001's chance nodes).
+- `size=7` is the two-player Mighty Duel: 7x7 kingdoms built from all 48 dominoes.
+- Middle Kingdom (`middle=1`): +10 when the castle is the centre of the kingdom's bounding box.
+  Harmony (`harmony=1`): +5 for a complete size x size kingdom (complete implies nothing discarded).
+- Ties: the largest property, then the most crowns; still tied, the places are shared.
+
+A kingdom lives on a (2*size-1)^2 grid with the castle in the middle, so any legal kingdom fits
+whichever way it grows. Each terrain is a Python-int bitboard with a spare bit ending every row (as in
+`connect.py`), so a domino's legal placements are a few shifts and masks.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import NamedTuple
+
+import numpy as np
+
+from pipeline.games.base import IllegalMove, Symmetry
+
+TERRAINS = "WFLGSM"  # wheat field, forest, lake, grassland, swamp, mine: terrain codes 1..6
+CASTLE = 7  # the castle's code in `kingdom_grid` (0 is an empty cell)
+DIRECTIONS = "rdlu"  # where the second half lies from the first: right, down, left, up
+FREE = -1  # owner of a domino no king sits on
+_PLACEMENT = re.compile(r"^([a-z])(\d{1,2})([rdlu])$")  # e4r
+_PICK = re.compile(r"^p(?:ick)?(\d)$")  # p2, pick2
+
+# The 48 dominoes by number: first half, second half, each a terrain letter and its crowns if any.
+# Source: Zomis/Games, games-impl/src/commonMain/kotlin/net/zomis/games/impl/grids/KingDomino.kt; it agrees
+# with a second public implementation's table and with the per-terrain totals of clairePoyo/king-domino
+# (constants/constants.js): squares 26 W, 22 F, 18 L, 14 G, 10 S, 6 M; crowns 5, 6, 6, 6, 6, 10 (39).
+_DOMINO_TEXT = (
+    *("W W", "W W", "F F", "F F", "F F", "F F", "L L", "L L", "L L", "G G", "G G", "S S"),
+    *("W F", "W L", "W G", "W S", "F L", "F G", "W1 F", "W1 L", "W1 G", "W1 S", "W1 M", "F1 W"),
+    *("F1 W", "F1 W", "F1 W", "F1 L", "F1 G", "L1 W", "L1 W", "L1 F", "L1 F", "L1 F", "L1 F", "W G1"),
+    *("L G1", "W S1", "G S1", "M1 W", "W G2", "L G2", "W S2", "G S2", "M2 W", "S M2", "S M2", "W M3"),
+)
+
+
+def _domino_table() -> tuple[np.ndarray, np.ndarray]:
+    terrains, crowns = np.zeros((49, 2), dtype=np.int64), np.zeros((49, 2), dtype=np.int64)
+    for number, text in enumerate(_DOMINO_TEXT, start=1):
+        for half, square in enumerate(text.split()):
+            terrains[number, half] = TERRAINS.index(square[0]) + 1
+            crowns[number, half] = int(square[1:] or 0)
+    return terrains, crowns
+
+
+DOMINO_TERRAINS, DOMINO_CROWNS = _domino_table()  # (49, 2): row n is domino n's halves; row 0 unused
+# the same table as Python ints, ((terrain, crowns), (terrain, crowns)) per number, for the hot loops
+_HALVES = tuple(tuple(zip(t, c)) for t, c in zip(DOMINO_TERRAINS.tolist(), DOMINO_CROWNS.tolist()))
+
+
+def _domino_features() -> np.ndarray:
+    """Per domino the network's 14 numbers: each half's terrain one-hot, then its crowns / 3."""
+    features = np.zeros((49, 14), dtype=np.float32)
+    for half in range(2):
+        features[np.arange(1, 49), 7 * half + DOMINO_TERRAINS[1:, half] - 1] = 1.0
+        features[:, 7 * half + 6] = DOMINO_CROWNS[:, half] / 3.0
+    return features
+
+
+_FEATURES = _domino_features()
+# draws without a generator follow this fixed shuffle, so `initial_state()` is a fair, repeatable game
+_DEFAULT_ORDER = tuple(int(n) for n in np.random.default_rng(2016).permutation(np.arange(1, 49)))
+
+
+class Kingdom(NamedTuple):
+    lands: tuple[int, ...]  # bitboards: index 0 the castle, 1..6 the terrains
+    crowns_low: int  # squares whose crown count has bit 0 set
+    crowns_high: int  # squares whose crown count has bit 1 set
+    box: tuple[int, int, int, int]  # top, bottom, left, right occupied row / column, castle included
+
+
+class KingdominoState(NamedTuple):
+    kingdoms: tuple[Kingdom, ...]  # one per absolute seat
+    row: tuple[int, ...]  # the dominoes the kings sit on this round, by number (empty in the first round)
+    order: tuple[int, ...]  # the seat of each king, in the order they act this round
+    next_row: tuple[int, ...]  # the dominoes to pick from, by number (empty in the last round)
+    next_owners: tuple[int, ...]  # the seat that picked each, FREE if none
+    deck: tuple[int, ...]  # dominoes not drawn yet, in `_DEFAULT_ORDER`
+    king: int  # index into `order` of the king acting
+    placing: bool  # the king places row[king] (else it picks)
+    ply: int
+    done: bool
+
+
+def _draw(deck: tuple[int, ...], count: int, rng) -> list[int]:
+    """`count` dominoes from the deck: a numpy Generator (`step`), a random.Random (playouts), or None."""
+    if rng is None:
+        return list(deck[:count])
+    if isinstance(rng, random.Random):
+        return rng.sample(deck, count)
+    return [deck[i] for i in rng.choice(len(deck), size=count, replace=False)]
+
+
+class KingdominoGame:
+    """Actions: a placement is cell * 4 + direction (the first half's cell, row-major from the top-left
+    of the grid; the second half right, down, left or up of it), then one discard, then one pick per
+    slot of the next row."""
+
+    margin_scale = 20.0  # a typical gap in points between two players
+
+    def __init__(self, num_players: int = 4, size: int = 5, middle: int = 0, harmony: int = 0):
+        if not 2 <= num_players <= 4:
+            raise ValueError(f"kingdomino: players must be 2 to 4, got {num_players}")
+        if size not in (5, 7):
+            raise ValueError(f"kingdomino: size must be 5 or 7, got {size}")
+        if size == 7 and num_players != 2:
+            raise ValueError(f"kingdomino: size=7 (the Mighty Duel) is for 2 players, got {num_players}")
+        if middle not in (0, 1) or harmony not in (0, 1):
+            raise ValueError(f"kingdomino: middle and harmony must be 0 or 1, got {middle} and {harmony}")
+        self.num_players, self.size, self.middle, self.harmony = num_players, size, middle, harmony
+        self.name = f"kingdomino(players={num_players},size={size},middle={middle},harmony={harmony})"
+        self.row_length = 3 if num_players == 3 else 4
+        self.deck_size = {2: 24 if size == 5 else 48, 3: 36, 4: 48}[num_players]
+        self.grid = 2 * size - 1
+        cells = self.grid * self.grid
+        self.discard = 4 * cells
+        self.first_pick = self.discard + 1
+        self.num_actions = self.first_pick + self.row_length
+        self._player_planes, self._slot_planes = 8, 14 + num_players
+        planes = num_players * self._player_planes + 2 * self.row_length * self._slot_planes + self.row_length + 2
+        self.observation_shape = (planes, self.grid, self.grid)
+        self._init_geometry()
+
+    def _init_geometry(self) -> None:
+        grid, stride = self.grid, self.grid + 1
+        self._stride, self._centre = stride, self.size - 1
+        self._cell_bit = [r * stride + c for r in range(grid) for c in range(grid)]
+        self._bit_cell = [-1] * (grid * stride)
+        for cell, bit in enumerate(self._cell_bit):
+            self._bit_cell[bit] = cell
+        self._cell_bit_array = np.array(self._cell_bit)
+        self._bytes = (grid * stride + 7) // 8
+        self._full = sum(1 << bit for bit in self._cell_bit)
+        self._offset = (1, stride, -1, -stride)
+        row_bits = [sum(1 << (r * stride + c) for c in range(grid)) for r in range(grid)]
+        column_bits = [sum(1 << (r * stride + c) for r in range(grid)) for c in range(grid)]
+        self._row_band = [[sum(row_bits[lo : hi + 1]) for hi in range(grid)] for lo in range(grid)]
+        self._column_band = [[sum(column_bits[lo : hi + 1]) for hi in range(grid)] for lo in range(grid)]
+        centre = self._centre
+        castle = 1 << (centre * stride + centre)
+        self._empty_kingdom = Kingdom((castle,) + (0,) * 6, 0, 0, (centre,) * 4)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # --- kingdoms ----------------------------------------------------------------------------
+    def _dilate(self, bits: int) -> int:
+        stride = self._stride
+        return ((bits << 1) | (bits >> 1) | (bits << stride) | (bits >> stride)) & self._full
+
+    def _open(self, kingdom: Kingdom) -> int:
+        """Empty cells a square may still go to without the kingdom outgrowing size x size."""
+        top, bottom, left, right = kingdom.box
+        reach = self.size - 1
+        window = self._row_band[bottom - reach][top + reach] & self._column_band[right - reach][left + reach]
+        occupied = 0
+        for land in kingdom.lands:
+            occupied |= land
+        return window & ~occupied
+
+    def _placements(self, kingdom: Kingdom, number: int) -> tuple[int, int, int, int]:
+        """Per direction, the bitboard of first-half cells where domino `number` may be placed: both
+        cells open, and one half next to the castle or to a square of its own terrain."""
+        (first, _), (second, _) = _HALVES[number]
+        free, castle, stride = self._open(kingdom), kingdom.lands[0], self._stride
+        near_first = self._dilate(kingdom.lands[first] | castle)
+        near_second = near_first if second == first else self._dilate(kingdom.lands[second] | castle)
+        return (
+            free & (free >> 1) & (near_first | (near_second >> 1)),
+            free & (free >> stride) & (near_first | (near_second >> stride)),
+            free & (free << 1) & (near_first | (near_second << 1)),
+            free & (free << stride) & (near_first | (near_second << stride)),
+        )
+
+    def _placement_actions(self, placements: tuple[int, ...]) -> list[int]:
+        actions = []
+        for direction, bits in enumerate(placements):
+            while bits:
+                bit = bits.bit_length() - 1
+                actions.append(4 * self._bit_cell[bit] + direction)
+                bits ^= 1 << bit
+        actions.sort()
+        return actions
+
+    def _cells(self, action: int) -> tuple[int, int]:
+        """The bits of a placement's first and second half."""
+        first = self._cell_bit[action >> 2]
+        return first, first + self._offset[action & 3]
+
+    def _grown_box(self, box: tuple[int, int, int, int], first: int, second: int) -> tuple[int, int, int, int]:
+        (row_a, column_a), (row_b, column_b) = divmod(first, self._stride), divmod(second, self._stride)
+        top, bottom, left, right = box
+        return (
+            min(top, row_a, row_b),
+            max(bottom, row_a, row_b),
+            min(left, column_a, column_b),
+            max(right, column_a, column_b),
+        )
+
+    def _place(self, kingdom: Kingdom, number: int, action: int) -> Kingdom:
+        (terrain_a, crowns_a), (terrain_b, crowns_b) = _HALVES[number]
+        first, second = self._cells(action)
+        a, b = 1 << first, 1 << second
+        lands = list(kingdom.lands)
+        lands[terrain_a] |= a
+        lands[terrain_b] |= b
+        low = kingdom.crowns_low | (a if crowns_a & 1 else 0) | (b if crowns_b & 1 else 0)
+        high = kingdom.crowns_high | (a if crowns_a & 2 else 0) | (b if crowns_b & 2 else 0)
+        return Kingdom(tuple(lands), low, high, self._grown_box(kingdom.box, first, second))
+
+    def _region(self, square: int, land: int) -> int:
+        """The property (connected squares of `land`) holding `square`."""
+        region = square
+        while True:
+            grown = region | (self._dilate(region) & land)
+            if grown == region:
+                return region
+            region = grown
+
+    def _terrain_points(self, land: int, low: int, high: int) -> int:
+        """Squares times crowns over one terrain's properties; only properties holding a crown score,
+        so the flood fill starts from crowned squares alone."""
+        seeds, points = land & (low | high), 0
+        while seeds:
+            region = self._region(seeds & -seeds, land)
+            seeds &= ~region
+            points += region.bit_count() * ((region & low).bit_count() + 2 * (region & high).bit_count())
+        return points
+
+    def _bonus(self, box: tuple[int, int, int, int], squares: int) -> int:
+        top, bottom, left, right = box
+        bonus = 0
+        if self.middle and top + bottom == 2 * self._centre and left + right == 2 * self._centre:
+            bonus += 10
+        if self.harmony and squares == self.size * self.size:
+            bonus += 5
+        return bonus
+
+    def points(self, kingdom: Kingdom) -> int:
+        """The kingdom's score as if the game ended now: properties plus the optional bonuses."""
+        squares = sum(land.bit_count() for land in kingdom.lands)
+        properties = sum(
+            self._terrain_points(land, kingdom.crowns_low, kingdom.crowns_high) for land in kingdom.lands[1:]
+        )
+        return properties + self._bonus(kingdom.box, squares)
+
+    def _largest_property(self, kingdom: Kingdom) -> int:
+        largest = 0
+        for land in kingdom.lands[1:]:
+            rest = land
+            while rest:
+                region = self._region(rest & -rest, land)
+                rest &= ~region
+                largest = max(largest, region.bit_count())
+        return largest
+
+    def kingdom_grid(self, kingdom: Kingdom) -> tuple[np.ndarray, np.ndarray]:
+        """(terrain codes, crowns), each grid x grid: 0 empty, 1..6 TERRAINS, CASTLE in the middle."""
+        terrain = np.zeros(self.grid * self.grid, dtype=np.int64)
+        for code, land in enumerate(kingdom.lands):
+            terrain[self._bits(land)] = code or CASTLE
+        crowns = self._bits(kingdom.crowns_low).astype(np.int64) + 2 * self._bits(kingdom.crowns_high)
+        shape = (self.grid, self.grid)
+        return terrain.reshape(shape), crowns.reshape(shape)
+
+    def kingdom_from_grid(self, terrain: np.ndarray, crowns: np.ndarray) -> Kingdom:
+        """A kingdom from grid x grid arrays (as `kingdom_grid` returns); the castle is always the middle."""
+        kingdom = self._empty_kingdom
+        lands, low, high = list(kingdom.lands), 0, 0
+        box = kingdom.box
+        for cell, (code, count) in enumerate(zip(np.ravel(terrain).tolist(), np.ravel(crowns).tolist())):
+            bit = self._cell_bit[cell]
+            if 1 <= code <= len(TERRAINS) and cell != self._centre * (self.grid + 1):
+                lands[code] |= 1 << bit
+                low |= (count & 1) << bit
+                high |= (count >> 1 & 1) << bit
+                box = self._grown_box(box, bit, bit)
+        return Kingdom(tuple(lands), low, high, box)
+
+    def _bits(self, bits: int) -> np.ndarray:
+        """A bitboard as one bool per grid cell, row-major."""
+        raw = np.frombuffer(bits.to_bytes(self._bytes, "little"), dtype=np.uint8)
+        return np.unpackbits(raw, bitorder="little")[self._cell_bit_array].astype(bool)
+
+    # --- rules -------------------------------------------------------------------------------
+    def initial_state(self, rng=None) -> KingdominoState:
+        """Set aside the unused dominoes (2 and 3 players) and draw the first row, from `rng` (a numpy
+        Generator) or, without one, the fixed default order."""
+        in_play = set(_draw(_DEFAULT_ORDER, self.deck_size, rng))
+        deck = tuple(n for n in _DEFAULT_ORDER if n in in_play)
+        first_row = sorted(_draw(deck, self.row_length, rng))
+        deck = tuple(n for n in deck if n not in first_row)
+        order = tuple(k % self.num_players for k in range(self.row_length))
+        kingdoms = (self._empty_kingdom,) * self.num_players
+        return KingdominoState(
+            kingdoms, (), order, tuple(first_row), (FREE,) * self.row_length, deck, 0, False, 0, False
+        )
+
+    def legal_actions(self, state: KingdominoState) -> list[int]:
+        if state.done:
+            return []
+        if not state.placing:
+            return [self.first_pick + slot for slot, owner in enumerate(state.next_owners) if owner == FREE]
+        kingdom = state.kingdoms[state.order[state.king]]
+        return self._placement_actions(self._placements(kingdom, state.row[state.king])) or [self.discard]
+
+    def legal_mask(self, state: KingdominoState) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self.legal_actions(state)] = True
+        return mask
+
+    def _is_legal(self, state: KingdominoState, action: int) -> bool:
+        if state.placing:
+            placements = self._placements(state.kingdoms[state.order[state.king]], state.row[state.king])
+            if action == self.discard:
+                return not any(placements)
+            return 0 <= action < self.discard and bool(placements[action & 3] >> self._cell_bit[action >> 2] & 1)
+        slot = action - self.first_pick
+        return 0 <= slot < len(state.next_row) and state.next_owners[slot] == FREE
+
+    def step(self, state: KingdominoState, action: int, rng=None) -> tuple[KingdominoState, tuple[int, ...] | None]:
+        """`rng` (a numpy Generator; None: the default order) draws the next row when this pick ends a round."""
+        if state.done:
+            raise IllegalMove("the game is over")
+        if not self._is_legal(state, action):
+            shown = self.format_move(action) if 0 <= action < self.num_actions else f"action {action}"
+            raise IllegalMove(f"{shown} is not legal here")
+        return self._apply(state, action, rng)
+
+    def _apply(self, state: KingdominoState, action: int, rng) -> tuple[KingdominoState, tuple[int, ...] | None]:
+        mover, ply = state.order[state.king], state.ply + 1
+        if state.placing:
+            kingdoms = state.kingdoms
+            if action != self.discard:
+                placed = self._place(kingdoms[mover], state.row[state.king], action)
+                kingdoms = kingdoms[:mover] + (placed,) + kingdoms[mover + 1 :]
+            if state.next_row:
+                return state._replace(kingdoms=kingdoms, placing=False, ply=ply), None
+            last = state.king + 1 == len(state.order)
+            return state._replace(kingdoms=kingdoms, king=state.king + (not last), ply=ply, done=last), None
+        slot = action - self.first_pick
+        owners = state.next_owners[:slot] + (mover,) + state.next_owners[slot + 1 :]
+        if state.king + 1 < len(state.order):
+            return state._replace(next_owners=owners, king=state.king + 1, placing=bool(state.row), ply=ply), None
+        drawn = tuple(sorted(_draw(state.deck, self.row_length, rng))) if state.deck else ()
+        deck = tuple(n for n in state.deck if n not in drawn)
+        next_state = state._replace(
+            row=state.next_row,
+            order=owners,
+            next_row=drawn,
+            next_owners=(FREE,) * len(drawn),
+            deck=deck,
+            king=0,
+            placing=True,
+            ply=ply,
+        )
+        return next_state, drawn or None
+
+    def to_play(self, state: KingdominoState) -> int:
+        return state.order[state.king]
+
+    def ply(self, state: KingdominoState) -> int:
+        return state.ply
+
+    def is_terminal(self, state: KingdominoState) -> bool:
+        return state.done
+
+    def margins(self, state: KingdominoState) -> np.ndarray:
+        """Points per seat: the margin for value schemes that reward bigger wins."""
+        return np.array([self.points(k) for k in state.kingdoms], dtype=np.float64)
+
+    def scores(self, state: KingdominoState) -> np.ndarray:
+        """Each seat's pairwise standing against every other (1 ahead, 0.5 tied, 0 behind), scaled to
+        [-1, 1]; ranked by points, then the largest property, then crowns."""
+        ranks = [
+            (self.points(k), self._largest_property(k), k.crowns_low.bit_count() + 2 * k.crowns_high.bit_count())
+            for k in state.kingdoms
+        ]
+        wins = [sum((mine > theirs) + 0.5 * (mine == theirs) for theirs in ranks) - 0.5 for mine in ranks]
+        return (2.0 * np.array(wins) / (self.num_players - 1) - 1.0).astype(np.float32)
+
+    def random_playout(self, state: KingdominoState, rng: random.Random) -> np.ndarray:
+        while not state.done:
+            state, _ = self._apply(state, rng.choice(self.legal_actions(state)), rng)
+        return self.scores(state)
+
+    # --- the anchor's player-greedy policy (Gedda et al. 2018) --------------------------------
+    def _best_placement(self, kingdom: Kingdom, number: int) -> tuple[int, int]:
+        """(action, points after) of the placement that leaves the kingdom the most points, the first
+        of equals; (discard, points now) when nothing fits. Only the domino's terrains are rescored."""
+        actions = self._placement_actions(self._placements(kingdom, number))
+        if not actions:
+            return self.discard, self.points(kingdom)
+        (terrain_a, crowns_a), (terrain_b, crowns_b) = _HALVES[number]
+        lands, low, high = kingdom.lands, kingdom.crowns_low, kingdom.crowns_high
+        unchanged = sum(
+            self._terrain_points(land, low, high)
+            for code, land in enumerate(lands)
+            if code not in (0, terrain_a, terrain_b)
+        )
+        squares = sum(land.bit_count() for land in lands) + 2
+        best_action, best = self.discard, -1
+        for action in actions:
+            first, second = self._cells(action)
+            a, b = 1 << first, 1 << second
+            new_low = low | (a if crowns_a & 1 else 0) | (b if crowns_b & 1 else 0)
+            new_high = high | (a if crowns_a & 2 else 0) | (b if crowns_b & 2 else 0)
+            if terrain_a == terrain_b:
+                value = self._terrain_points(lands[terrain_a] | a | b, new_low, new_high)
+            else:
+                value = self._terrain_points(lands[terrain_a] | a, new_low, new_high)
+                value += self._terrain_points(lands[terrain_b] | b, new_low, new_high)
+            value += unchanged + self._bonus(self._grown_box(kingdom.box, first, second), squares)
+            if value > best:
+                best_action, best = action, value
+        return best_action, best
+
+    def greedy_action(self, state: KingdominoState) -> int:
+        """Player-greedy: place where the mover's score rises most; pick the domino whose best placement
+        in the mover's kingdom now scores most (the lowest slot of equals)."""
+        kingdom = state.kingdoms[state.order[state.king]]
+        if state.placing:
+            return self._best_placement(kingdom, state.row[state.king])[0]
+        free = [slot for slot, owner in enumerate(state.next_owners) if owner == FREE]
+        values = [self._best_placement(kingdom, state.next_row[slot])[1] for slot in free]
+        return self.first_pick + free[int(np.argmax(values))]
+
+    # --- network view ------------------------------------------------------------------------
+    def encode(self, state: KingdominoState) -> np.ndarray:
+        return self.encode_batch([state])[0]
+
+    def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
+        """Planes per state, seats in turn order from the mover: per seat 6 terrain planes, crowns / 3,
+        and the cells still open to it; then per slot of this row and the next, the domino's 14 numbers
+        (constant planes) and its king's seat one-hot; then placing-or-picking, the acting king
+        one-hot, and the share of the deck left."""
+        planes = np.zeros((len(states), *self.observation_shape), dtype=np.float32)
+        p, shape, codes = self.num_players, (self.grid, self.grid), np.arange(1, len(TERRAINS) + 1)[:, None, None]
+        for out, state in zip(planes, states):
+            mover = self.to_play(state)
+            for k in range(p):
+                kingdom, base = state.kingdoms[(mover + k) % p], k * self._player_planes
+                terrain, crowns = self.kingdom_grid(kingdom)
+                out[base : base + 6] = terrain[None] == codes
+                out[base + 6] = crowns / 3.0
+                out[base + 7] = self._bits(self._open(kingdom)).reshape(shape)
+            base = p * self._player_planes
+            for dominoes, owners in ((state.row, state.order), (state.next_row, state.next_owners)):
+                for number, owner in zip(dominoes, owners):
+                    out[base : base + 14] = _FEATURES[number][:, None, None]
+                    if owner != FREE:
+                        out[base + 14 + (owner - mover) % p] = 1.0
+                    base += self._slot_planes
+                base += (self.row_length - len(dominoes)) * self._slot_planes
+            out[base] = state.placing
+            out[base + 1 + state.king] = 1.0
+            out[base + 1 + self.row_length] = len(state.deck) / self.deck_size
+        return planes
+
+    def symmetries(self) -> list[Symmetry]:
+        """The square's 8 symmetries: the castle is the centre, so turning or mirroring every kingdom
+        keeps every placement's legality and every score; a placement maps to the turned cell with the
+        turned direction."""
+        transforms = [
+            lambda x: x,
+            lambda x: np.flip(x, -1),
+            lambda x: np.flip(x, -2),
+            lambda x: np.flip(x, (-2, -1)),
+            lambda x: np.swapaxes(x, -1, -2),
+            lambda x: np.rot90(x, 1, (-2, -1)),
+            lambda x: np.rot90(x, -1, (-2, -1)),
+            lambda x: np.flip(np.swapaxes(x, -1, -2), (-2, -1)),
+        ]
+        grid, centre = self.grid, self._centre
+        steps = ((0, 1), (1, 0), (0, -1), (-1, 0))
+        symmetries = []
+        for transform in transforms:
+            source = np.ascontiguousarray(transform(np.arange(grid * grid).reshape(grid, grid)))
+            directions = []  # new direction -> old direction, read off the centre's neighbours
+            for dr, dc in steps:
+                old = divmod(int(source[centre + dr, centre + dc]), grid)
+                directions.append(steps.index((old[0] - centre, old[1] - centre)))
+            placements = 4 * source.reshape(-1, 1) + np.array(directions)[None, :]
+            perm = np.concatenate([placements.ravel(), np.arange(self.discard, self.num_actions)])
+            symmetries.append(Symmetry(transform, perm))
+        return symmetries
+
+    # --- people ------------------------------------------------------------------------------
+    def _domino_text(self, number: int) -> str:
+        halves = (f"{TERRAINS[t - 1]}{c or ''}" for t, c in _HALVES[number])
+        return f"{number} {'/'.join(halves)}"
+
+    def _picture(self, kingdom: Kingdom) -> list[str]:
+        """The part of the grid the kingdom may still reach, with the column letters and row numbers a
+        placement is typed with; a square is its terrain letter and crowns, the castle ##."""
+        terrain, crowns = self.kingdom_grid(kingdom)
+        top, bottom, left, right = kingdom.box
+        reach = self.size - 1
+        rows, columns = range(bottom - reach, top + reach + 1), range(right - reach, left + reach + 1)
+        lines = ["    " + " ".join(f"{chr(ord('a') + c):2}" for c in columns).rstrip()]
+        for r in rows:
+            squares = []
+            for c in columns:
+                code = int(terrain[r, c])
+                square = "##" if code == CASTLE else f"{TERRAINS[code - 1]}{crowns[r, c] or ' '}" if code else ". "
+                squares.append(square)
+            lines.append(f"{r + 1:>2}  " + " ".join(squares).rstrip())
+        return lines
+
+    def render(self, state: KingdominoState) -> str:
+        lines = []
+        for seat, kingdom in enumerate(state.kingdoms):
+            lines += [f"seat {seat}: {self.points(kingdom)} points", *self._picture(kingdom)]
+        placed = [
+            f"[{self._domino_text(n)}: seat {o}{', placed' if k < state.king or state.done else ''}]"
+            for k, (n, o) in enumerate(zip(state.row, state.order))
+        ]
+        offered = [
+            f"[p{slot + 1} {self._domino_text(n)}: {'free' if o == FREE else f'seat {o}'}]"
+            for slot, (n, o) in enumerate(zip(state.next_row, state.next_owners))
+        ]
+        lines.append(f"this row: {' '.join(placed) or '-'}")
+        lines.append(f"next row: {' '.join(offered) or '-'}   ({len(state.deck)} dominoes in the deck)")
+        mover = self.to_play(state)
+        if state.done:
+            lines.append("game over")
+        elif state.placing:
+            lines.append(f"seat {mover} to place {self._domino_text(state.row[state.king])}")
+        else:
+            lines.append(f"seat {mover} to pick from the next row")
+        return "\n".join(lines)
+
+    def parse_move(self, state: KingdominoState, text: str) -> int:
+        """`e4r`: the first half on column e, row 4, the second half to its right (r, d, l, u: right,
+        down, left, up); `discard`; `p2` or `pick 2`: the next row's second domino."""
+        word = "".join(text.split()).lower()
+        placement, pick = _PLACEMENT.match(word), _PICK.match(word)
+        action = None
+        if word == "discard":
+            action = self.discard
+        elif pick and 1 <= int(pick.group(1)) <= self.row_length:
+            action = self.first_pick + int(pick.group(1)) - 1
+        elif placement:
+            column, row = ord(placement.group(1)) - ord("a"), int(placement.group(2)) - 1
+            if column < self.grid and 0 <= row < self.grid:
+                action = 4 * (row * self.grid + column) + DIRECTIONS.index(placement.group(3))
+        if action is None:
+            last = chr(ord("a") + self.grid - 1)
+            raise IllegalMove(
+                f"expected a placement like e4r (column a-{last}, row 1-{self.grid}, second half r/d/l/u), "
+                f"discard, or p1-p{self.row_length}; got {text.strip()!r}"
+            )
+        if state.done or not self._is_legal(state, action):
+            raise IllegalMove(f"{self.format_move(action)} is not legal here")
+        return action
+
+    def format_move(self, action: int) -> str:
+        if action == self.discard:
+            return "discard"
+        if action > self.discard:
+            return f"p{action - self.first_pick + 1}"
+        row, column = divmod(action >> 2, self.grid)
+        return f"{chr(ord('a') + column)}{row + 1}{DIRECTIONS[action & 3]}"
