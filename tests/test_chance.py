@@ -148,10 +148,13 @@ def test_search_runs_on_dice_games(spec):
         assert forest.used[slot] <= 401
 
 
-@pytest.mark.parametrize("spec", ["pig(players=3,goal=20)", "openspiel:pig(players=3,winscore=12)"])
-def test_dice_games_self_play_and_train_for_two_generations(spec):
-    """The whole learning loop on dice, through the OpenSpiel adapter too (three players, chance
-    nodes): what a DVC pipeline on the game runs, in one process."""
+@pytest.mark.parametrize(
+    "spec", ["pig(players=3,goal=20)", "openspiel:pig(players=3,winscore=12)", "kingdomino(players=2)"]
+)
+def test_chance_games_self_play_and_train_for_two_generations(spec):
+    """The whole learning loop on games with chance, through the OpenSpiel adapter too (three players)
+    and on Kingdomino (a drawn row, board symmetries): what a DVC pipeline on the game runs, in one
+    process."""
     if spec.startswith("openspiel"):
         pytest.importorskip("pyspiel")
     from pipeline.config import parse_params
