@@ -150,23 +150,22 @@ def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_
         run = runs[unit.user_attrs["mlflow_run_id"]]
         assert run.data.params["seed"] == str(unit.user_attrs["training_seed"])
         assert run.data.tags["mlflow.parentRunId"] == parents[0].info.run_id
-    run_worker(str(params_path), storage, trials=3, prepare=confirmation.prepare)  # done: nothing runs again
-    assert len(confirm.get_trials()) == 4
-
-    figures = confirmation.confirm(params, confirm)
+    out = tmp_path / "report"  # the command: no unit runs again, the head-to-heads, the report
+    sweep_command.main(["--params", str(params_path), "--storage", storage, "--confirm", "--out", str(out)])
+    figures = json.loads((out / "confirmation.json").read_text())
     ((setting, result),) = figures["candidates"].items()
     assert setting == f"trial {best.number}" and result["games"] == 2 * 2 * 2  # 2 x 2 networks, 2 seatings
     assert result["ci95_low"] <= result["score"] <= result["ci95_high"] and result["seeds"] == 2
     assert figures["recommended"] in (setting, "baseline")
-    assert figures == confirmation.confirm(params, confirm)  # the same games and interval again
-    out = tmp_path / "report"
-    out.mkdir()
-    (out / "confirmation.json").write_text(json.dumps(figures))
-    text = write_report(study, params, params_path, out).read_text()
+    assert json.loads(json.dumps(confirmation.confirm(params, confirm))) == figures  # the same games again
+    assert len(confirm.get_trials()) == 4
+    text = (out / "report.md").read_text()
     assert text.index("## Confirmation") < text.index("## Recommended: ")
     recommended = load_params(out / "best_params.yaml")
     expected = best.params["search.c_puct"] if figures["recommended"] == setting else 3.0
     assert recommended.search.c_puct == pytest.approx(expected)
+    parent = sweep_runs(tmp_path, "tiny")[1][0]
+    assert f"confirm_trial_{best.number}_score" in parent.data.metrics  # the effect, on the study's run
 
 
 def test_the_interval_covers_training_seeds_not_only_games():

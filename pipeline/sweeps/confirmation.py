@@ -175,7 +175,7 @@ def head_to_heads(params: Params, networks: dict, games_per_seating: int) -> dic
         low, high = bootstrap_interval(games, seeds.sweep_confirmation_interval(params.seed, k))
         panel = seed_interval([units[i][2] for i in mine])
         results[setting] = {
-            "params": {path: _dump(units[mine[0]][1], path) for path in params.sweep.space},
+            "params": {path: _param(units[mine[0]][1], path) for path in params.sweep.space},
             "score": float(np.mean([g.mean() for g in games.values()])),
             "ci95_low": low,
             "ci95_high": high,
@@ -189,7 +189,7 @@ def head_to_heads(params: Params, networks: dict, games_per_seating: int) -> dic
     return results
 
 
-def _dump(params: Params, path: str):
+def _param(params: Params, path: str):
     section, _, name = path.partition(".")
     return getattr(getattr(params, section), name)
 
