@@ -11,7 +11,8 @@ number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. Seats not na
 without a network), so `human,az` also plays a three-player game; the default seats the person first.
 Before each human move the board (empty cells numbered as they are typed) and "You are X" are shown;
 moves are typed in the game's notation (`7` for a Tic-Tac-Mo cell, `4` for a Connect-4 column,
-`roll`/`hold` in Pig); a bad one gets a message and a new prompt. Agents play their best move (no
+`roll`/`hold` in Pig, `e4r` (first half on e4, second to its right) then `p2` (pick the second
+domino of the next row) in Kingdomino); a bad one gets a message and a new prompt. Agents play their best move (no
 noise, no sampling); dice are rolled from `--seed`. When the game ends the final board, every seat's
 score and the winner are printed; Ctrl-C ends the game with status 130. Without a network (no
 CHECKPOINT, no --champion) `--game` names the game and only `human`, `uct` and `random` seats can play.
