@@ -283,3 +283,12 @@ def test_the_anchors_players_play_kingdomino_through_match(capsys):
     main(["mce:6", "greedy", "--game", "kingdomino(players=3)", "--games-per-seating", "1", "--first-alone"])
     mce = json.loads(capsys.readouterr().out)
     assert mce["games"] == 3 and mce["wins"] + mce["ties"] + mce["losses"] == 3
+
+
+def test_play_draws_kingdomino_to_its_end_with_the_anchors_players(capsys):
+    from pipeline.commands.play import main
+
+    main(["--game", "kingdomino(players=2)", "--seats", "greedy,mce:2", "--seed", "3"])
+    out = capsys.readouterr().out
+    assert out.count("seat 0 (greedy) plays ") == 24  # 12 picks and 12 placements (or discards)
+    assert "game over" in out and out.splitlines()[-2].startswith("scores: seat 0 (greedy) ")
