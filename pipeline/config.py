@@ -397,6 +397,11 @@ def current_path(path: str) -> str:
     return RENAMED.get(path, path)
 
 
+def current_paths(values: dict) -> dict:
+    """Values by dotted path (an Optuna trial's params), every path under its current name."""
+    return {current_path(path): value for path, value in values.items()}
+
+
 def _renamed(data: dict, source: str) -> dict:
     """`data` with renamed keys moved to their new names, sweep space paths included."""
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}

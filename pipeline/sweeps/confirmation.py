@@ -26,14 +26,14 @@ from scipy import stats
 
 from pipeline import seeds
 from pipeline.agents.recipes import head_to_head_player
-from pipeline.config import ConfigError, Params, current_path
+from pipeline.config import ConfigError, Params, current_paths
 from pipeline.games import make_game
 from pipeline.jobs.tracking import download_run_artifact
 from pipeline.matches.arena import mixed_seatings, pairwise_score
 from pipeline.matches.workers import Workers, play_matches
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.sweeps.storage import RUN_ID, open_storage, storage_lock
-from pipeline.sweeps.study import BASELINE, CHECKPOINT, TRAINING_SEED, open_study, trial_params, with_overrides
+from pipeline.sweeps.study import BASELINE, CHECKPOINT, TRAINING_SEED, open_study, param_value, trial_params
 
 SUFFIX = ":confirm"
 SETTING = "confirm_setting"  # user attr: "baseline" or "trial N", the sweep trial whose params it re-trains
@@ -63,9 +63,9 @@ def candidates(study: optuna.Study, top: int) -> list[tuple[str, dict]]:
     baseline = next((t for t in complete if t.user_attrs.get(BASELINE)), None)
     if baseline is None:
         raise ConfigError(f"study {study.study_name!r}: its baseline trial has not completed yet; run the sweep first")
-    chosen: list[tuple[str, dict]] = [(BASELINE_SETTING, _current(baseline.params))]
+    chosen: list[tuple[str, dict]] = [(BASELINE_SETTING, current_paths(baseline.params))]
     for trial in sorted(complete, key=lambda t: t.values[0], reverse=True):
-        values = _current(trial.params)
+        values = current_paths(trial.params)
         if len(chosen) > top:
             break
         if all(values != other for _, other in chosen):
@@ -73,10 +73,6 @@ def candidates(study: optuna.Study, top: int) -> list[tuple[str, dict]]:
     if len(chosen) == 1:
         raise ConfigError(f"study {study.study_name!r}: no complete trial besides the baseline to confirm yet")
     return chosen
-
-
-def _current(values: dict) -> dict:
-    return {current_path(path): value for path, value in values.items()}
 
 
 def training_seeds(params: Params) -> list[int]:
@@ -113,7 +109,7 @@ def unit_networks(params: Params, confirm: optuna.Study, folder: Path) -> dict[s
     for trial in confirm.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
         setting, seed = trial.user_attrs[SETTING], trial.user_attrs[TRAINING_SEED]
         path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, folder / f"{trial.number}")
-        own = with_overrides(trial_params(params, _current(trial.params)), {"seed": seed})
+        own = trial_params(params, trial.params, seed)
         networks.setdefault(setting, {})[seed] = (load_checkpoint(path, game.name), own, trial.values[0])
     return networks
 
@@ -175,7 +171,7 @@ def head_to_heads(params: Params, networks: dict, games_per_seating: int) -> dic
         low, high = bootstrap_interval(games, seeds.sweep_confirmation_interval(params.seed, k))
         panel = seed_interval([units[i][2] for i in mine])
         results[setting] = {
-            "params": {path: _param(units[mine[0]][1], path) for path in params.sweep.space},
+            "params": {path: param_value(units[mine[0]][1], path) for path in params.sweep.space},
             "score": float(np.mean([g.mean() for g in games.values()])),
             "ci95_low": low,
             "ci95_high": high,
@@ -187,11 +183,6 @@ def head_to_heads(params: Params, networks: dict, games_per_seating: int) -> dic
             "panel_ci95_high": panel[2],
         }
     return results
-
-
-def _param(params: Params, path: str):
-    section, _, name = path.partition(".")
-    return getattr(getattr(params, section), name)
 
 
 def recommendation(results: dict[str, dict]) -> str:

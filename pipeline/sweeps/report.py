@@ -19,7 +19,7 @@ from optuna.visualization import matplotlib as plots  # noqa: E402
 from ruamel.yaml import YAML  # noqa: E402
 
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
-from pipeline.config import Params, current_path  # noqa: E402
+from pipeline.config import Params, current_paths  # noqa: E402
 from pipeline.credentials import mask_passwords  # noqa: E402
 from pipeline.sweeps.study import BASELINE, CONFIRMED, FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
 
@@ -28,7 +28,7 @@ PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.simulations")
 
 def implied_values(params: Params, tuned: dict) -> dict:
     """Tuned values plus what they imply (self-play games rescaled to the same cost)."""
-    values = {current_path(path): value for path, value in tuned.items()}
+    values = current_paths(tuned)
     values.setdefault("selfplay.games", trial_params(params, values).selfplay.games)
     return values
 

@@ -134,13 +134,14 @@ def suggest(trial: optuna.Trial, params: Params) -> dict[str, Any]:
     return values
 
 
-def trial_params(base: Params, values: dict[str, Any]) -> Params:
-    """The trial's params; self-play games rescaled so a generation costs what the base params' does."""
+def trial_params(base: Params, values: dict[str, Any], seed: int | None = None) -> Params:
+    """The trial's params; self-play games rescaled so a generation costs what the base params' does;
+    `seed` in place of the base's where given (a confirmation unit's training seed)."""
     params = with_overrides(base, values)
     if "selfplay.games" not in values:
         games = max(1, round(base.selfplay.games * base.search.simulations / params.search.simulations))
         params = with_overrides(params, {"selfplay.games": games})
-    return params
+    return params if seed is None else with_overrides(params, {"seed": seed})
 
 
 def panel_specs(params: Params) -> list[AgentSpec]:
@@ -185,9 +186,7 @@ class Objective:
     def __call__(self, trial: optuna.Trial):
         trial.set_user_attr(WORKER, current_owner())  # a re-run fails this trial at once if this process dies
         values = suggest(trial, self.base)
-        params = trial_params(self.base, values)
-        if TRAINING_SEED in trial.user_attrs:  # a confirmation unit (`confirmation.py`)
-            params = with_overrides(params, {"seed": trial.user_attrs[TRAINING_SEED]})
+        params = trial_params(self.base, values, trial.user_attrs.get(TRAINING_SEED))  # a confirmation unit's seed
         last: dict[str, float] = {}
         tags = {"sweep_study": params.sweep.study, "optuna_study": trial.study.study_name}
         tags |= {"optuna_trial": str(trial.number), "seed": str(params.seed)}
