@@ -32,7 +32,8 @@ def test_a_default_budget_stands_in_for_a_missing_one_of_uct_and_az_only():
     assert parse_player("az", SEATS, default_number=50) == PlayerName("az", 50, "az")
     assert parse_player("uct:7", SEATS, default_number=50).number == 7
     assert parse_player("human", SEATS, default_number=50) == PlayerName("human", None, "human")
-    with pytest.raises(ValueError, match=r"^'uct': expected uct:N, N the simulations, a positive integer$"):
+    message = r"^'uct': expected uct:N, N the simulations, a positive integer, or a time a move such as uct:0.5s$"
+    with pytest.raises(ValueError, match=message):
         parse_player("uct", BASELINES)
     with pytest.raises(ValueError, match=r"^'hold': expected hold:N, N the turn total"):
         parse_player("hold", (*BASELINES, "az"), default_number=50)
@@ -95,3 +96,18 @@ def test_greedy_and_mce_need_a_game_with_a_player_greedy_policy():
         spec = baseline_spec(parse_player(text, BASELINES), text, 1.4, 0)
         with pytest.raises(ValueError, match="^game 'tictactoe' has no player-greedy policy"):
             spec.build(make_game("tictactoe"))
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"), [("uct:0.5s", 0.5), ("mce:200ms", 0.2), ("az:2s", 2.0), ("uct:.25s", 0.25)]
+)
+def test_searching_kinds_move_by_time_when_their_number_is_a_time(text, seconds):
+    kinds = (*BASELINES, *SEATS)
+    assert parse_player(text, kinds) == PlayerName(text.partition(":")[0], None, text, seconds)
+
+
+@pytest.mark.parametrize("text", ["uct:0s", "mce:-1s", "uct:1h", "hold:2s", "alphabeta:1s"])
+def test_a_time_is_refused_where_it_is_zero_or_the_kind_takes_none(text):
+    with pytest.raises(ValueError) as err:
+        parse_player(text, BASELINES)
+    assert "positive integer" in str(err.value) and "\n" not in str(err.value)

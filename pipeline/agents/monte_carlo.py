@@ -9,6 +9,8 @@ Any game that offers `greedy_action(state)` gets both; others are refused with o
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
@@ -31,14 +33,15 @@ class PlayerGreedyAgent(PositionAgent):
 
 
 class MonteCarloAgent(PositionAgent):
-    """Flat Monte Carlo evaluation with player-greedy playouts, `playouts` a move in all (at least one
-    per legal move). A move's value is the mover's mean final value (`game.scores`: rank against every
-    other seat), so a move that wins more often is preferred to one that scores more points."""
+    """Flat Monte Carlo evaluation with player-greedy playouts, `playouts` a move in all, or as many as
+    `seconds` allow when it is > 0 (the anchor's players move by time); at least one per legal move.
+    A move's value is the mover's mean final value (`game.scores`: rank against every other seat), so
+    a move that wins more often is preferred to one that scores more points."""
 
-    def __init__(self, game, playouts: int, name: str = "mce"):
+    def __init__(self, game, playouts: int, name: str = "mce", seconds: float = 0.0):
         _check_greedy(game)
         super().__init__(game, name)
-        self.playouts = playouts
+        self.playouts, self.seconds = playouts, seconds
 
     def choose(self, state, rng):
         legal = self.game.legal_actions(state)
@@ -46,8 +49,10 @@ class MonteCarloAgent(PositionAgent):
             return legal[0]
         mover = self.game.to_play(state)
         totals, counts = np.zeros(len(legal)), np.zeros(len(legal))
-        for i in range(max(self.playouts, len(legal))):
+        deadline, i = time.perf_counter() + self.seconds, 0
+        while i < len(legal) or (time.perf_counter() < deadline if self.seconds > 0 else i < self.playouts):
             k = i % len(legal)
+            i += 1
             after, _ = self.game.step(state, legal[k], rng)
             totals[k] += self.playout(after, rng)[mover]
             counts[k] += 1

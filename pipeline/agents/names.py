@@ -1,18 +1,22 @@
 """The one grammar of player names, `KIND` or `KIND:N`, shared by `play`'s seats, `match`'s opponent and
 the sweep's panel: `uct:200`, `alphabeta:5`, `hold:20`, `greedy`, `mce:500`, `random`, `solver`, `optimal`,
 `human`, `az:100`,
-or a network (a checkpoint file or a shipped champion's name). Each command says which kinds it
+or a network (a checkpoint file or a shipped champion's name). The searching kinds also move by time:
+`uct:0.5s`, `mce:200ms`, `az:1s` search that long a move (equal wall time per move, as Kingdomino's
+anchor compares its players). Each command says which kinds it
 seats; anything else is refused with one line naming the text and what was expected. A baseline's
 name becomes its `AgentSpec` here (`baseline_spec`), so every command builds the same player from
 the same words."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline import champions
+from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.agents.spec import AgentSpec
 
 # What N means for the kinds that take one; the others take none.
@@ -21,6 +25,8 @@ NETWORK = "network"  # a checkpoint file or a shipped champion, named by its tex
 BASELINES = ("uct", "mce", "alphabeta", "hold", "greedy", "random", "solver", "optimal")  # need no network
 SEATS = ("human", "az", "uct", "mce", "greedy", "random")  # who can sit at `play`'s table
 OPTIONAL_NUMBER = ("uct", "az")  # their N may default to a command's budget (`play --sims`)
+TIMED = ("uct", "az", "mce")  # their N may be a time a move instead: `uct:0.5s`, `mce:200ms`
+_TIME = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(s|ms)")
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,7 @@ class PlayerName:
     kind: str
     number: int | None = None  # `NUMBERS[kind]`: simulations, depth or turn total
     text: str = ""  # as written; the file or champion of a network
+    seconds: float | None = None  # a time a move instead of `number` (`TIMED` kinds)
 
 
 def parse_player(text: str, kinds: Collection[str], default_number: int | None = None) -> PlayerName:
@@ -39,14 +46,25 @@ def parse_player(text: str, kinds: Collection[str], default_number: int | None =
         optional = default_number is not None and kind in OPTIONAL_NUMBER
         if kind not in NUMBERS and colon:
             raise ValueError(f"{text!r}: {kind} takes no number")
+        if kind in TIMED and (seconds := _seconds(number)) is not None:
+            return PlayerName(kind, None, text, seconds)
         if kind in NUMBERS and (colon or not optional) and not (number.isdigit() and int(number) > 0):
-            raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, a positive integer")
+            timed = f", or a time a move such as {kind}:0.5s" if kind in TIMED else ""
+            raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, a positive integer{timed}")
         if kind not in NUMBERS:
             return PlayerName(kind, None, text)
         return PlayerName(kind, int(number) if colon else default_number, text)
     if NETWORK in kinds and (Path(text).exists() or champions.shipped_name(text) is not None):
         return PlayerName(NETWORK, text=text)
     raise ValueError(f"unknown player {text!r}; expected {expected(kinds, default_number is not None)}")
+
+
+def _seconds(text: str) -> float | None:
+    """`0.5s` or `500ms` in seconds; None for anything else (a count, or no time at all)."""
+    match = _TIME.fullmatch(text)
+    if match is None or float(match[1]) <= 0:
+        return None
+    return float(match[1]) / (1000 if match[2] == "ms" else 1)
 
 
 def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
@@ -66,13 +84,13 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
 def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
     """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
     `seed` are a UCT baseline's exploration constant and rollout seed."""
-    n = player.number
+    n, seconds = player.number, player.seconds or 0.0
     if player.kind == "uct":
-        return AgentSpec.uct(name, n, c_uct, seed)
+        return AgentSpec.uct(name, n or TIMED_SIMULATIONS, c_uct, seed, seconds)
     if player.kind == "alphabeta":
         return AgentSpec(name, "alphabeta", depth=n)
     if player.kind == "mce":
-        return AgentSpec.monte_carlo(name, n)
+        return AgentSpec.monte_carlo(name, n or 0, seconds)
     if player.kind == "greedy":
         return AgentSpec(name, "player_greedy")
     if player.kind == "hold":

@@ -54,24 +54,29 @@ def selfplay_player(model: SENet, params: Params) -> AgentSpec:
     return AgentSpec.alphazero("selfplay", model, play, search_config(params))
 
 
-def head_to_head_player(name: str, model: SENet, params: Params, simulations: int | None = None) -> AgentSpec:
-    """`simulations` default: `search.simulations`."""
+def head_to_head_player(
+    name: str, model: SENet, params: Params, simulations: int | None = None, seconds: float = 0.0
+) -> AgentSpec:
+    """`simulations` default: `search.simulations`; `seconds` > 0 searches by time, at most that."""
     play = PlayConfig(
         simulations=simulations or params.search.simulations,
         add_noise=True,
         temperature=1.0,
         temperature_moves=params.gate.temperature_moves,
+        seconds=seconds,
     )
     return AgentSpec.alphazero(name, model, play, search_config(params))
 
 
-def champion_play(simulations: int) -> PlayConfig:
-    """How the champion moves: no noise, no sampling, the most visited move."""
-    return PlayConfig(simulations=simulations)
+def champion_play(simulations: int, seconds: float = 0.0) -> PlayConfig:
+    """How the champion moves: no noise, no sampling, the most visited move; `seconds` > 0 searches
+    by time, at most `simulations` a move."""
+    return PlayConfig(simulations=simulations, seconds=seconds)
 
 
-def champion_player(name: str, model: SENet, params: Params, simulations: int | None = None) -> AgentSpec:
+def champion_player(
+    name: str, model: SENet, params: Params, simulations: int | None = None, seconds: float = 0.0
+) -> AgentSpec:
     """`simulations` default: `search.simulations`."""
-    return AgentSpec.alphazero(
-        name, model, champion_play(simulations or params.search.simulations), search_config(params)
-    )
+    play = champion_play(simulations or params.search.simulations, seconds)
+    return AgentSpec.alphazero(name, model, play, search_config(params))

@@ -3,6 +3,7 @@ same batched search with a different evaluator and selection rule."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,6 +26,16 @@ class PlayConfig:
     # else `fast_simulations` without noise; only full-budget moves yield policy targets.
     full_search_fraction: float = 1.0
     fast_simulations: int = 0
+    # A budget of wall time instead (Kingdomino's anchor compares players at equal time a move): when
+    # > 0, each move searches this many seconds (k games searched at once: k times as long), stopping
+    # early at `simulations`, which then caps the tree. Timed play is not reproducible move for move.
+    seconds: float = 0.0
+
+
+# The most simulations a timed move runs: it bounds a timed player's tree (memory) and nothing else.
+TIMED_SIMULATIONS = 1000
+# Simulations between two looks at the clock: few enough to stop near the deadline.
+CLOCK_STEP = 8
 
 
 class SearchAgent:
@@ -34,10 +45,13 @@ class SearchAgent:
         self.play = play
         self.search = BatchedSearch(game, evaluator, search)
         self.gumbel = GumbelSearch(self.search) if search.root == "gumbel" else None
+        if self.gumbel is not None and play.seconds > 0:
+            raise ValueError(f"{name}: Gumbel search halves a fixed budget; a time a move needs search.root puct")
         # Room for a whole game's worth of reused subtrees before a tree restarts at its root.
         self.forest = Forest(
             game,
             8 * play.simulations + 16,
+            slots=1 if play.seconds > 0 else 8,  # a timed player's big trees: grown one game at a time
             end_value=search.end_value(game),
             max_chance_children=search.max_chance_children,
         )
@@ -58,6 +72,9 @@ class SearchAgent:
             return self._act_gumbel(slots, full)
         noisy = [play.add_noise and f for f in full]
         self.search.prepare_roots(forest, slots, noisy)
+        if play.seconds > 0:
+            self.simulations += self._simulate_for(slots, noisy, play.seconds * len(slots)) * len(slots)
+            return [self._pick(slot, True, noise) for slot, noise in zip(slots, noisy)]
         first = play.simulations if all(full) else play.fast_simulations
         self.search.simulate(forest, slots, first, self._forced(slots, noisy))
         extra = [s for s, f in zip(slots, full) if f]
@@ -67,6 +84,16 @@ class SearchAgent:
             )
         self.simulations += first * len(slots) + (play.simulations - first) * len(extra)
         return [self._pick(slot, is_full, noise) for slot, is_full, noise in zip(slots, full, noisy)]
+
+    def _simulate_for(self, slots: list[int], noisy: list[bool], seconds: float) -> int:
+        """Simulate every tree until `seconds` have passed (at least one step) or `simulations` ran;
+        how many ran."""
+        deadline, done = time.perf_counter() + seconds, 0
+        while done < self.play.simulations and (done == 0 or time.perf_counter() < deadline):
+            step = min(CLOCK_STEP, self.play.simulations - done)
+            self.search.simulate(self.forest, slots, step, self._forced(slots, noisy))
+            done += step
+        return done
 
     def _forced(self, slots: list[int], noisy: list[bool]):
         """KataGo's forced playouts at the noisy roots (`search.forced_playouts`), or None when off."""
@@ -112,12 +139,15 @@ class SearchAgent:
         self.forest.release(self.slots.pop(game_id))
 
 
-def uct_agent(game, simulations: int, seed: int, c_uct: float = 1.41, name: str | None = None) -> SearchAgent:
-    """Classic MCTS (seed 003): UCB1 selection, one random rollout per new node."""
+def uct_agent(
+    game, simulations: int, seed: int, c_uct: float = 1.41, name: str | None = None, seconds: float = 0.0
+) -> SearchAgent:
+    """Classic MCTS (seed 003): UCB1 selection, one random rollout per new node; `seconds` > 0 searches
+    by time (`PlayConfig.seconds`), at most `simulations` a move."""
     return SearchAgent(
         game,
         RolloutEvaluator(game, seed),
         SearchConfig(selection="ucb1", c_uct=c_uct),
-        PlayConfig(simulations=simulations),
+        PlayConfig(simulations=simulations, seconds=seconds),
         name or f"uct{simulations}",
     )

@@ -64,12 +64,13 @@ class AgentSpec:
         return cls(name, "alphazero", play, search, _weights(model))
 
     @classmethod
-    def uct(cls, name: str, simulations: int, c_uct: float, seed: int) -> AgentSpec:
-        return cls(name, "uct", PlayConfig(simulations=simulations), SearchConfig(c_uct=c_uct), seed=seed)
+    def uct(cls, name: str, simulations: int, c_uct: float, seed: int, seconds: float = 0.0) -> AgentSpec:
+        play = PlayConfig(simulations=simulations, seconds=seconds)
+        return cls(name, "uct", play, SearchConfig(c_uct=c_uct), seed=seed)
 
     @classmethod
-    def monte_carlo(cls, name: str, playouts: int) -> AgentSpec:
-        return cls(name, "mce", PlayConfig(simulations=playouts))
+    def monte_carlo(cls, name: str, playouts: int, seconds: float = 0.0) -> AgentSpec:
+        return cls(name, "mce", PlayConfig(simulations=playouts, seconds=seconds))
 
     @classmethod
     def greedy(cls, name: str, model: SENet, epsilon: float, search: SearchConfig) -> AgentSpec:
@@ -86,13 +87,13 @@ class AgentSpec:
             return SearchAgent(game, evaluator, self.search, self.play, self.name)
         if self.kind == "uct":
             seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
-            return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name)
+            return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name, self.play.seconds)
         if self.kind == "alphabeta":
             return AlphaBetaAgent(game, self.depth, self.name)
         if self.kind == "player_greedy":
             return PlayerGreedyAgent(game, self.name)
         if self.kind == "mce":
-            return MonteCarloAgent(game, self.play.simulations, self.name)
+            return MonteCarloAgent(game, self.play.simulations, self.name, self.play.seconds)
         if self.kind == "solver":
             return PerfectConnect4Agent(game, self.name)
         if self.kind in ("pig_optimal", "pig_hold"):

@@ -11,6 +11,10 @@ sit at the table; prints A's pairwise score against B (ties half) with a 95% con
 `--first-alone` seats A once and B in every other seat, over every seat order (seed 000's setting:
 one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins, ties and losses
 (its own score above, at or below zero).
+`--move-time S` has the networks search S seconds a move (at most `--simulations`, default 1000)
+instead of a budget; baselines move by time where their name says so (`uct:0.5s`, `mce:0.5s`). A match
+with a timed player plays one game at a time in each worker, so a move's time is its own, and its
+games are not reproducible move for move.
 Two networks play with root noise and `gate.temperature_moves` sampled opening moves (as in gating),
 else they would replay one game; against a baseline A plays its most visited move, as in evaluation
 (`pipeline/agents/recipes.py`). Baselines (`pipeline/agents/names.py`): `uct:N`, `random`, and
@@ -26,6 +30,7 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
+from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.commands.cli import add_simulations, command_parser, refuse_below
 from pipeline.commands.networks import add_params_argument, network_params
 from pipeline.games import make_game
@@ -51,11 +56,14 @@ def main(argv):
     add_simulations(
         parser, "--rollouts", default=None, help="the networks' search budget (default: search.simulations)"
     )
+    parser.add_argument("--move-time", type=float, metavar="S", help="networks search S seconds a move")
     add_params_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
     parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
     refuse_below(1, {"--games-per-seating": args.games_per_seating, "--simulations": args.simulations})
+    if args.move_time is not None and not args.move_time > 0:
+        raise UsageError(f"--move-time: expected seconds above 0, got {args.move_time}")
     first_player = baseline_or_network(args.first)
     if first_player.kind == NETWORK:
         first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
@@ -68,14 +76,15 @@ def main(argv):
     second = player_named(args.second)
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
     game = make_game(spec)
-    simulations = args.simulations or params.search.simulations
+    seconds = args.move_time or 0.0
+    simulations = args.simulations or (TIMED_SIMULATIONS if seconds else params.search.simulations)
     against_network = second.kind == NETWORK and first_player.kind == NETWORK
     specs = []
     for name, player in (("first", first_player), ("second", second)):
         if player.kind == NETWORK:
             model = load_checkpoint(champions.resolve(player.text), game.name)
             recipe = head_to_head_player if against_network else champion_player
-            specs.append(recipe(name, model, params, simulations))
+            specs.append(recipe(name, model, params, simulations, seconds))
         else:
             baseline = baseline_spec(player, name, params.evaluate.c_uct, args.seed + len(specs))
             try:
@@ -86,12 +95,13 @@ def main(argv):
     table = (
         seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
     )
+    timed = any(spec.play.seconds > 0 for spec in specs)
     result = play_match(
         game.name,
         specs,
         table * args.games_per_seating,
         [args.seed, 4],
-        params.selfplay.parallel_games,
+        1 if timed else params.selfplay.parallel_games,
         Workers.from_params(params),
     )
     summary = {"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}

@@ -6,7 +6,8 @@ card's summary is printed first) or `--champion`, the MLflow registry's (as in `
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts), `random`, or
 in games with a player-greedy policy (Kingdomino) `greedy` and `mce:N` (flat Monte Carlo, N greedy
-playouts a move); `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--simulations`). Any game, any
+playouts a move); `az` and `uct` take an optional budget, `az:200`, `uct:1000` (default `--simulations`),
+and `az`, `uct` and `mce` may move by time instead, `az:2s`, `mce:500ms`. Any game, any
 number of people: `human,az,az` or `az,human,human` for Tic-Tac-Mo. Seats not named are `az` (`uct`
 without a network), so `human,az` also plays a three-player game; the default seats the person first.
 Before each human move the board (empty cells numbered as they are typed) and "You are X" are shown;
@@ -28,6 +29,7 @@ from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_play, search_config
+from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.commands.cli import add_simulations, command_parser
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.games import Game, IllegalMove
@@ -99,9 +101,11 @@ def make_agents(
         if player.kind == "human":
             agents.append(HumanAgent(game, name, seat))
         elif player.kind == "az":
-            agents.append(SearchAgent(game, evaluator, config or SearchConfig(), champion_play(player.number), name))
+            play = champion_play(player.number or TIMED_SIMULATIONS, player.seconds or 0.0)
+            agents.append(SearchAgent(game, evaluator, config or SearchConfig(), play, name))
         elif player.kind == "uct":
-            agents.append(uct_agent(game, player.number, seed=seed + seat, name=name))
+            simulations, seconds = player.number or TIMED_SIMULATIONS, player.seconds or 0.0
+            agents.append(uct_agent(game, simulations, seed=seed + seat, name=name, seconds=seconds))
         elif player.kind in ("mce", "greedy"):
             agents.append(baseline_spec(player, name, 0.0, seed + seat).build(game))
         else:
