@@ -150,6 +150,9 @@ class RatingsParams(Section):
     games_per_seating: Games = Field(4, ge=1)
     previous: Int = Field(2, ge=0, description="each network also plays this many networks before it")
     uct_baselines: list[Simulations] = Field(default_factory=lambda: [50, 200], description="UCT rollout budgets")
+    baselines: list[str] = Field(
+        default_factory=list, description="more baselines, named in the player grammar: greedy, mce:50, uct:0.5s"
+    )
 
 
 class PigOracleParams(Section):

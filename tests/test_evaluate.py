@@ -95,3 +95,21 @@ def test_connect4_tables_solver_games_and_benchmark(tmp_path):
     assert {"Test_L3_R1", "Test_L1_R2"} <= sets
     assert {row["chooser"] for row in result["benchmark"]} == {"policy", "search 2"}
     assert result["skipped"] == []
+
+
+def test_kingdomino_ratings_take_the_anchors_players_by_name(tmp_path):
+    """`evaluate.ratings.baselines` seats any baseline of the player grammar; one a game cannot seat
+    is one error naming the entry."""
+    import pytest
+
+    from pipeline.config import ConfigError
+
+    game = make_game("kingdomino(players=2)")
+    ratings = {"games_per_seating": 1, "uct_baselines": [], "baselines": ["greedy", "mce:2"], "previous": 0}
+    params = tiny_params(game.name, fig3={"enabled": False}, ratings=ratings)
+    result = run_evaluation(game, networks(game, 2), params, tmp_path / "matches", progress=False).to_json()
+    assert {row["name"] for row in result["ratings"]} == {"gen0", "gen1", "greedy", "mce2"}
+    tictactoe = make_game("tictactoe")
+    params = tiny_params("tictactoe", fig3={"enabled": False}, ratings={**ratings, "baselines": ["random", "greedy"]})
+    with pytest.raises(ConfigError, match=r"^evaluate.ratings.baselines\[1\]: game 'tictactoe' has no player-greedy"):
+        run_evaluation(tictactoe, networks(tictactoe, 2), params, tmp_path / "ttt", progress=False)

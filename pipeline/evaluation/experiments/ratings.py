@@ -1,12 +1,15 @@
-"""Bradley-Terry ratings (Elo scale) over every generation's best network and UCT baselines
-(`evaluate.ratings`), and seed 002's win / draw / loss curves against the first network."""
+"""Bradley-Terry ratings (Elo scale) over every generation's best network and baselines (`evaluate.ratings`:
+UCT budgets, and any baseline of the player grammar, such as Kingdomino's greedy and mce:50), and seed
+002's win / draw / loss curves against the first network."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.recipes import head_to_head_player
 from pipeline.agents.spec import AgentSpec
+from pipeline.config import ConfigError
 from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
 from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
@@ -64,7 +67,7 @@ class RatingsResult:
             Plot(
                 "ratings",
                 f"Bradley-Terry ratings on the Elo scale with 95% intervals, fitted from {games} pairwise results "
-                "between the generations' best networks and UCT baselines (dotted).",
+                "between the generations' best networks and the baselines (dotted).",
                 fig,
             )
         ]
@@ -90,7 +93,7 @@ class RatingsResult:
 
 def plan(setting: Setting) -> Plan | str:
     """Each distinct best network plays the first one, the `previous` distinct ones before it and the
-    UCT baselines, so a new generation adds a fixed number of matches. A generation that promoted
+    baselines, so a new generation adds a fixed number of matches. A generation that promoted
     nothing keeps its predecessor's network: the same player, named after the generation that made it."""
     game, params = setting.game, setting.params
     ratings, ev = params.evaluate.ratings, params.evaluate
@@ -105,6 +108,7 @@ def plan(setting: Setting) -> Plan | str:
             players.append(head_to_head_player(f"gen{generation}", network, params))
         player_of[generation] = players[digests.index(digest)].name
     baselines = [AgentSpec.uct(f"uct{b}", b, ev.c_uct, params.seed + b) for b in ratings.uct_baselines]
+    baselines += named_baselines(game, params)
     seatings = mixed_seatings(game.num_players) * ratings.games_per_seating
     matches = [PlannedMatch("ratings", "gen0", [players[0], b], seatings) for b in baselines]
     for i, player in enumerate(players[1:], start=1):
@@ -113,6 +117,21 @@ def plan(setting: Setting) -> Plan | str:
     if not matches:
         return "Ratings: a single network and no baseline, nothing to compare."
     return Plan(matches, lambda: summarise(matches, player_of))
+
+
+def named_baselines(game, params) -> list[AgentSpec]:
+    """`evaluate.ratings.baselines` as players, each named as written less its colon (`mce50`); one
+    ConfigError naming the entry for a name the grammar does not know or the game cannot seat."""
+    specs = []
+    for i, text in enumerate(params.evaluate.ratings.baselines):
+        try:
+            player = parse_player(text, BASELINES)
+            spec = baseline_spec(player, text.replace(":", ""), params.evaluate.c_uct, params.seed + i)
+            spec.build(game)
+        except ValueError as err:
+            raise ConfigError(f"evaluate.ratings.baselines[{i}]: {err}") from None
+        specs.append(spec)
+    return specs
 
 
 def summarise(matches: list[PlannedMatch], player_of: dict[int, str]) -> RatingsResult:
