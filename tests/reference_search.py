@@ -1,5 +1,7 @@
 """A deliberately simple search, one Python object per node and one evaluator call per leaf, that
-the fast batched engine must reproduce visit for visit (same formulas, same arithmetic order)."""
+the fast batched engine must reproduce visit for visit (same formulas, same arithmetic order), chance
+nodes included: a move with a random result holds its outcomes by chance key, at most
+`max_chance_children`, a new one evicting the least visited, and every pass draws a fresh outcome."""
 
 from __future__ import annotations
 
@@ -48,8 +50,28 @@ class Node:
         return best
 
 
-def reference_search(game, evaluator, state, simulations: int, config: SearchConfig) -> np.ndarray:
-    """Root visit counts after `simulations` simulations from `state` (no noise, no reuse)."""
+class Chance:
+    """The outcomes of one chance move seen so far: key -> [node, times drawn]."""
+
+    def __init__(self):
+        self.outcomes: dict = {}
+
+    def outcome(self, key, make, limit: int) -> tuple[Node, bool]:
+        """The outcome node of `key`, made (and an outcome evicted) if it is new; whether it is new."""
+        entry, new = self.outcomes.get(key), key not in self.outcomes
+        if new:
+            if len(self.outcomes) >= limit:
+                del self.outcomes[min(self.outcomes, key=lambda k: self.outcomes[k][1])]
+            entry = self.outcomes[key] = [make(), 0]
+        entry[1] += 1
+        return entry[0], new
+
+
+def reference_search(
+    game, evaluator, state, simulations: int, config: SearchConfig, rng=None, max_chance_children: int = 8
+) -> np.ndarray:
+    """Root visit counts after `simulations` simulations from `state` (no noise, no reuse); `rng` draws
+    the chance outcomes."""
 
     def evaluate(node: Node) -> np.ndarray:
         logits, values = evaluator.evaluate([node.state])
@@ -63,12 +85,19 @@ def reference_search(game, evaluator, state, simulations: int, config: SearchCon
         while True:
             action = node.choose(config)
             path.append((node, action))
-            if action not in node.children:
-                child = Node(game, game.step(node.state, action)[0])
-                node.children[action] = child
-                value = child.value if child.terminal else evaluate(child)
-                break
-            node = node.children[action]
+            child = node.children.get(action)
+            if child is None or isinstance(child, Chance):
+                after, key = game.step(node.state, action, rng)
+                if key is None:
+                    child, new = Node(game, after), True
+                    node.children[action] = child
+                else:
+                    chance = node.children.setdefault(action, Chance())
+                    child, new = chance.outcome(key, lambda: Node(game, after), max_chance_children)
+                if new:
+                    value = child.value if child.terminal else evaluate(child)
+                    break
+            node = child
             if node.terminal:
                 value = node.value
                 break

@@ -9,6 +9,7 @@ import pytest
 from pipeline.games import IllegalMove, make_game
 from pipeline.games.kingdomino import DOMINO_CROWNS, DOMINO_TERRAINS, TERRAINS, KingdominoGame
 from pipeline.games.values import SCHEMES, terminal_value
+from pipeline.search.kernels import CHANCE
 
 GAME = KingdominoGame(4)
 
@@ -292,3 +293,37 @@ def test_play_draws_kingdomino_to_its_end_with_the_anchors_players(capsys):
     out = capsys.readouterr().out
     assert out.count("seat 0 (greedy) plays ") == 24  # 12 picks and 12 placements (or discards)
     assert "game over" in out and out.splitlines()[-2].startswith("scores: seat 0 (greedy) ")
+
+
+@pytest.mark.parametrize(("kind", "max_chance_children"), [("uct", 8), ("uct", 2), ("puct", 8)])
+def test_the_batched_engine_matches_the_reference_search_through_the_draws(kind, max_chance_children):
+    """A tiny Kingdomino: two players, eight dominoes left, the last king of the round to place and
+    pick, so its pick draws the next row (70 outcomes) and the game ends two rounds later. The engine
+    and the reference draw the same outcomes from the same seed and agree visit for visit."""
+    from reference_search import reference_search
+
+    from pipeline.search import BatchedSearch, Forest, RolloutEvaluator, SearchConfig, UniformEvaluator
+
+    game = make_game("kingdomino(players=2)")
+    rng = np.random.default_rng(0)
+    state = game.initial_state(rng)
+    while not (len(state.deck) == 8 and state.king == len(state.order) - 1 and state.placing):
+        state, _ = game.step(state, game.greedy_action(state), rng)
+
+    def evaluator_and_config():
+        if kind == "uct":
+            return RolloutEvaluator(game, seed=1), SearchConfig(selection="ucb1")
+        return UniformEvaluator(game), SearchConfig()
+
+    simulations = 300
+    evaluator, config = evaluator_and_config()
+    reference = reference_search(
+        game, evaluator, state, simulations, config, np.random.default_rng(7), max_chance_children
+    )
+    evaluator, config = evaluator_and_config()
+    forest = Forest(game, capacity=2 * simulations + 2, max_chance_children=max_chance_children)
+    slot = forest.new_tree(state, np.random.default_rng(7))
+    BatchedSearch(game, evaluator, config).run(forest, [slot], simulations)
+    assert forest.root_visits(slot).tolist() == reference.tolist()
+    chance = [n for n in range(int(forest.used[slot])) if forest.status[n] == CHANCE]
+    assert chance and max(len(forest.outcomes[n]) for n in chance) == max_chance_children, "draws were searched"
