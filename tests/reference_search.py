@@ -6,6 +6,7 @@ nodes included: a move with a random result holds its outcomes by chance key, at
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -93,7 +94,7 @@ def reference_search(
                     node.children[action] = child
                 else:
                     chance = node.children.setdefault(action, Chance())
-                    child, new = chance.outcome(key, lambda: Node(game, after), max_chance_children)
+                    child, new = chance.outcome(key, partial(Node, game, after), max_chance_children)
                 if new:
                     value = child.value if child.terminal else evaluate(child)
                     break
