@@ -94,6 +94,34 @@ def test_dice_moves_are_refused_line_by_line(tmp_path, monkeypatch, capsys):
     assert out.startswith("hold  seat 1 to move  move ")
 
 
+def test_kingdomino_positions_with_and_without_their_draws(tmp_path, monkeypatch, capsys):
+    """A line may write a row's draw (`5-22-32-44`) at the start and after the pick that drew it;
+    draws not written follow the game's fixed order; a draw that cannot be is one error line."""
+    checkpoint = tiny_checkpoint(tmp_path / "kd.ckpt", "kingdomino")
+    lines = [
+        "",
+        "1-2-3-4 p1 p2 p3 p4",  # the first row written; the round's last pick draws the next in the fixed order
+        "1-2-3-4 p1 p2 p3 p4 9-10-11-12 e4r p1",  # ... or as written; seat 0 places domino 1, picks
+        "1-2-3-4 p1 9-10-11-12",  # one pick does not end the round: no row was drawn
+        "1-2-3-4-5 p1",
+        "45-46-47-48 p1 p2 p3 p4 45-1-2-3",  # 45 left the deck with the first row
+    ]
+    argv = [checkpoint, "--simulations", "8", "--json"]
+    status, out, err = run(analyse.main, argv, "\n".join(lines) + "\n", monkeypatch, capsys)
+    results = [json.loads(line) for line in out.splitlines()]
+    assert [r["line"] for r in results] == [1, 2, 3]
+    assert results[0]["moves"] == [] and results[0]["move"] in {"p1", "p2", "p3", "p4"}
+    assert results[1]["moves"] == ["1-2-3-4", "p1", "p2", "p3", "p4"] and results[1]["to_play"] == 0
+    assert {"e4r", "e6r"} <= set(results[1]["policy"])  # domino 1 (wheat) beside the castle
+    assert results[2]["moves"][5] == "9-10-11-12" and results[2]["to_play"] == 1 and len(results[2]["value"]) == 4
+    assert status == 1
+    assert [e.split("): ")[1] for e in err.splitlines()] == [
+        "draw '9-10-11-12': no row was just drawn here",
+        "draw '1-2-3-4-5': a row is 4 different dominoes",
+        "draw '45-1-2-3': domino 45 is not in the deck",
+    ]
+
+
 def test_a_human_plays_tictactoe_through_standard_input(tmp_path, monkeypatch, capsys):
     checkpoint = tiny_checkpoint(tmp_path / "ttt.ckpt", "tictactoe")
     # the person tries every cell in turn: taken ones and the word are illegal and prompted again

@@ -4,7 +4,9 @@ One position a line on standard input, written as the moves played from the star
 notation: for drop games (connect4, connect3x3) a string of 1-based columns as in the standard Connect-4
 test sets (`4453`; anything after the first space is ignored, so `Test_L1_R1` lines work as they are),
 for other games moves separated by spaces or commas, each read by the game's `parse_move`
-(`1,5 9` in Tic-Tac-Mo); an empty line is the starting position. For each line prints the move chosen,
+(`1,5 9` in Tic-Tac-Mo); an empty line is the starting position. Kingdomino's draws may be written
+as the row's domino numbers, at the start and after the pick that ends a round (`1-2-3-4 p1 p2 p3 p4
+9-10-11-12 e4r p1`); a draw not written follows the game's fixed order. For each line prints the move chosen,
 the policy over the legal moves and the value vector in absolute seats: the raw network's with
 `--simulations 0`, search's with `--simulations N` (visit shares, mean backed-up value at the root; the
 network's own search settings, as `--params` says, no root noise). `--json` prints one JSON object a line
@@ -14,9 +16,10 @@ are searched `--batch` at a time (default 64; 1 when standard input is a termina
 answered as soon as it is typed), one network call for all of them per simulation. Ctrl-C stops with
 status 130.
 
-A bad line (unknown or illegal move, a finished game, a move decided by dice: positions of games with
-chance cannot be written as move lists) gets one error line on standard error naming its number, and
-the next line goes on; the exit status is 1 if any line was bad, so scripts notice.
+A bad line (unknown or illegal move, a finished game, a draw that cannot be, a move decided by dice:
+positions of other games with chance cannot be written as move lists) gets one error line on standard
+error naming its number, and the next line goes on; the exit status is 1 if any line was bad, so
+scripts notice.
 
 The network is a checkpoint file, the NAME of a champion shipped with the package (`tictacmo`,
 `connect4`, ...: `python -m pipeline champions` lists them; a file of that name wins) or, with

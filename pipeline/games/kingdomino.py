@@ -8,7 +8,9 @@ Rules as the published rulebook, with these decisions:
 - The first round's picking order, random in the rulebook, is seat order (2 players: 0, 1, 0, 1):
   the arena rotates the seats, so fairness comes from the seating and a start stays deterministic.
 - Drawing a row is the only chance event: the pick that completes a round draws the next row inside
-  `step`, and the drawn numbers, sorted, are the chance key (seed 001's chance nodes).
+  `step`, and the drawn numbers, sorted, are the chance key (seed 001's chance nodes). Without a
+  random generator the draws follow one fixed order; a position written as moves may name its draws
+  instead (`parse_draw`: `5-22-32-44`), so real games can be analysed.
 - `size=7` is the two-player Mighty Duel: 7x7 kingdoms built from all 48 dominoes.
 - Middle Kingdom (`middle=1`): +10 when the castle is the centre of the kingdom's bounding box.
   Harmony (`harmony=1`): +5 for a complete size x size kingdom (complete implies nothing discarded).
@@ -35,6 +37,7 @@ DIRECTIONS = "rdlu"  # where the second half lies from the first: right, down, l
 FREE = -1  # owner of a domino no king sits on
 _PLACEMENT = re.compile(r"^([a-z])(\d{1,2})([rdlu])$")  # e4r
 _PICK = re.compile(r"^p(?:ick)?(\d)$")  # p2, pick2
+_DRAW = re.compile(r"^\d{1,2}(?:-\d{1,2})+$")  # 5-22-32-44: a row's dominoes by number
 
 # The 48 dominoes by number: first half, second half, each a terrain letter and its crowns if any.
 # Source: Zomis/Games, games-impl/src/commonMain/kotlin/net/zomis/games/impl/grids/KingDomino.kt; it agrees
@@ -567,6 +570,28 @@ class KingdominoGame:
         if state.done or not self._is_legal(state, action):
             raise IllegalMove(f"{self.format_move(action)} is not legal here")
         return action
+
+    def parse_draw(self, state: KingdominoState, text: str) -> KingdominoState | None:
+        """`state` with the row just drawn (the one to pick from, before any king acts) replaced by the
+        dominoes `text` names, `5-22-32-44`; None when `text` is no draw. IllegalMove where that row
+        cannot be: a king acted since the draw, the count is not the row's, or a domino is not in the deck."""
+        if not _DRAW.match(text.strip()):
+            return None
+        written = sorted(int(n) for n in text.strip().split("-"))
+        first_act = state.king == 0 and (state.placing or not state.row)  # no king acted since the draw
+        if not (state.next_row and first_act and all(owner == FREE for owner in state.next_owners)):
+            raise IllegalMove(f"draw {text.strip()!r}: no row was just drawn here")
+        if len(written) != len(state.next_row) or len(set(written)) != len(written):
+            raise IllegalMove(f"draw {text.strip()!r}: a row is {len(state.next_row)} different dominoes")
+        pool = set(state.deck) | set(state.next_row)
+        if missing := [n for n in written if n not in pool]:
+            raise IllegalMove(f"draw {text.strip()!r}: domino {missing[0]} is not in the deck")
+        deck = tuple(n for n in _DEFAULT_ORDER if n in pool and n not in written)
+        return state._replace(next_row=tuple(written), deck=deck)
+
+    def format_draw(self, state: KingdominoState) -> str:
+        """The row to pick from as `parse_draw` reads it."""
+        return "-".join(str(n) for n in state.next_row)
 
     def format_move(self, action: int) -> str:
         if action == self.discard:
