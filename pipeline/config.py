@@ -78,6 +78,9 @@ class SearchParams(Section):
     dirichlet_epsilon: Float = Field(0.25, ge=0, le=1)
     simulations: Simulations = Field(50, ge=1)
     max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
+    chance_outcomes: Literal["evict", "fixed"] = Field(
+        "evict", description="a new outcome evicts the least visited (seed 001), or the first ones drawn are kept"
+    )
     root: Literal["puct", "gumbel"] = Field("puct", description="root search: PUCT or Gumbel AlphaZero (issue 14)")
     gumbel_considered: Int = Field(16, ge=1, description="gumbel: actions sampled at the root, capped by legal moves")
     gumbel_c_scale: Float = Field(0.1, gt=0, description="gumbel: scale of the completed Q in the improved policy")

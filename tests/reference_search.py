@@ -1,7 +1,8 @@
 """A deliberately simple search, one Python object per node and one evaluator call per leaf, that
 the fast batched engine must reproduce visit for visit (same formulas, same arithmetic order), chance
 nodes included: a move with a random result holds its outcomes by chance key, at most
-`max_chance_children`, a new one evicting the least visited, and every pass draws a fresh outcome."""
+`max_chance_children`, a new one evicting the least visited (or, with fixed outcomes, passing to the
+least visited kept one), and every pass draws a fresh outcome."""
 
 from __future__ import annotations
 
@@ -57,19 +58,31 @@ class Chance:
     def __init__(self):
         self.outcomes: dict = {}
 
-    def outcome(self, key, make, limit: int) -> tuple[Node, bool]:
-        """The outcome node of `key`, made (and an outcome evicted) if it is new; whether it is new."""
+    def outcome(self, key, make, limit: int, fixed: bool) -> tuple[Node, bool]:
+        """The outcome node of `key`, made (and an outcome evicted) if it is new, or with `fixed`
+        outcomes and no room the least visited kept one; whether it was made."""
         entry, new = self.outcomes.get(key), key not in self.outcomes
+        if new and len(self.outcomes) >= limit:
+            least = min(self.outcomes, key=lambda k: self.outcomes[k][1])
+            if fixed:
+                entry, new = self.outcomes[least], False
+            else:
+                del self.outcomes[least]
         if new:
-            if len(self.outcomes) >= limit:
-                del self.outcomes[min(self.outcomes, key=lambda k: self.outcomes[k][1])]
             entry = self.outcomes[key] = [make(), 0]
         entry[1] += 1
         return entry[0], new
 
 
 def reference_search(
-    game, evaluator, state, simulations: int, config: SearchConfig, rng=None, max_chance_children: int = 8
+    game,
+    evaluator,
+    state,
+    simulations: int,
+    config: SearchConfig,
+    rng=None,
+    max_chance_children: int = 8,
+    fixed_outcomes: bool = False,
 ) -> np.ndarray:
     """Root visit counts after `simulations` simulations from `state` (no noise, no reuse); `rng` draws
     the chance outcomes."""
@@ -94,7 +107,7 @@ def reference_search(
                     node.children[action] = child
                 else:
                     chance = node.children.setdefault(action, Chance())
-                    child, new = chance.outcome(key, partial(Node, game, after), max_chance_children)
+                    child, new = chance.outcome(key, partial(Node, game, after), max_chance_children, fixed_outcomes)
                 if new:
                     value = child.value if child.terminal else evaluate(child)
                     break

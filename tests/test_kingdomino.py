@@ -295,8 +295,11 @@ def test_play_draws_kingdomino_to_its_end_with_the_anchors_players(capsys):
     assert "game over" in out and out.splitlines()[-2].startswith("scores: seat 0 (greedy) ")
 
 
-@pytest.mark.parametrize(("kind", "max_chance_children"), [("uct", 8), ("uct", 2), ("puct", 8)])
-def test_the_batched_engine_matches_the_reference_search_through_the_draws(kind, max_chance_children):
+@pytest.mark.parametrize(
+    ("kind", "max_chance_children", "outcomes"),
+    [("uct", 8, "evict"), ("uct", 2, "evict"), ("puct", 8, "evict"), ("uct", 3, "fixed"), ("puct", 3, "fixed")],
+)
+def test_the_batched_engine_matches_the_reference_search_through_the_draws(kind, max_chance_children, outcomes):
     """A tiny Kingdomino: two players, eight dominoes left, the last king of the round to place and
     pick, so its pick draws the next row (70 outcomes) and the game ends two rounds later. The engine
     and the reference draw the same outcomes from the same seed and agree visit for visit."""
@@ -318,10 +321,10 @@ def test_the_batched_engine_matches_the_reference_search_through_the_draws(kind,
     simulations = 300
     evaluator, config = evaluator_and_config()
     reference = reference_search(
-        game, evaluator, state, simulations, config, np.random.default_rng(7), max_chance_children
+        game, evaluator, state, simulations, config, np.random.default_rng(7), max_chance_children, outcomes == "fixed"
     )
     evaluator, config = evaluator_and_config()
-    forest = Forest(game, capacity=2 * simulations + 2, max_chance_children=max_chance_children)
+    forest = Forest(game, 2 * simulations + 2, max_chance_children=max_chance_children, chance_outcomes=outcomes)
     slot = forest.new_tree(state, np.random.default_rng(7))
     BatchedSearch(game, evaluator, config).run(forest, [slot], simulations)
     assert forest.root_visits(slot).tolist() == reference.tolist()

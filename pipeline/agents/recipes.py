@@ -29,6 +29,7 @@ def search_config(params: Params) -> SearchConfig:
         value_scheme=v.scheme,
         zero_sum=v.zero_sum,
         max_chance_children=s.max_chance_children,
+        chance_outcomes=s.chance_outcomes,
         root=s.root,
         gumbel_considered=s.gumbel_considered,
         gumbel_c_scale=s.gumbel_c_scale,

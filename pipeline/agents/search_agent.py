@@ -54,6 +54,7 @@ class SearchAgent:
             slots=1 if play.seconds > 0 else 8,  # a timed player's big trees: grown one game at a time
             end_value=search.end_value(game),
             max_chance_children=search.max_chance_children,
+            chance_outcomes=search.chance_outcomes,
         )
         self.slots: dict[int, int] = {}
         self.simulations = 0  # simulations run, for throughput figures

@@ -34,7 +34,9 @@ def search_positions(game: Game, evaluator, states: list, sims: int, config: Sea
         return _argmax_legal(game, states, policies), policies, to_absolute(np.asarray(values), movers)
     config = config or SearchConfig()
     # a simulation adds at most two nodes (a chance node and its outcome)
-    forest = Forest(game, 2 * sims + 16, len(states), config.end_value(game), config.max_chance_children)
+    forest = Forest(
+        game, 2 * sims + 16, len(states), config.end_value(game), config.max_chance_children, config.chance_outcomes
+    )
     slots = [forest.new_tree(s, np.random.default_rng(0)) for s in states]
     search = BatchedSearch(game, evaluator, config)
     if config.root == "gumbel":

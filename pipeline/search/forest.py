@@ -7,7 +7,10 @@ states stay Python objects in `states`; everything search touches per simulation
 A move with a random result (seed 001) leads to a CHANCE node whose children are the outcomes seen so
 far, keyed by the game's chance key, at most `max_chance_children` of them: a new key evicts the
 least visited. Each simulation draws a fresh outcome from the game, so edge values converge to the
-chance-weighted mean without the game having to expose probabilities.
+chance-weighted mean without the game having to expose probabilities. Where outcomes are so many that
+none repeats (a Kingdomino row: millions), eviction keeps no subtree below the draw; `"fixed"` keeps
+the first outcomes drawn instead and sends every later pass to the least visited of them, an
+expectation over a small sample of draws that search can look past.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ class Forest:
         slots: int = 8,
         end_value: Callable[[Any], np.ndarray] | None = None,
         max_chance_children: int = 8,
+        chance_outcomes: str = "evict",
     ):
         """`end_value` turns a finished game into its value vector (default: the game's scores)."""
         self.game = game
         self.capacity = capacity
         self.max_chance_children = max_chance_children
+        self.fixed_outcomes = chance_outcomes == "fixed"
         self.end_value = end_value or game.scores
         actions, players = game.num_actions, game.num_players
         nodes = slots * capacity
@@ -118,12 +123,17 @@ class Forest:
 
     def outcome(self, slot: int, chance: int, key, state) -> int:
         """The child of chance node `chance` for outcome `key` (reaching `state`), counted as visited
-        once more; a new key beyond `max_chance_children` replaces the least visited outcome."""
+        once more; a new key beyond `max_chance_children` replaces the least visited outcome, or with
+        fixed outcomes is not kept: the pass goes on from the least visited outcome kept."""
         outcomes = self.outcomes[chance]
         entry = outcomes.get(key)
+        if entry is None and len(outcomes) >= self.max_chance_children:
+            least = min(outcomes, key=lambda k: outcomes[k][1])
+            if self.fixed_outcomes:
+                entry = outcomes[least]
+            else:
+                del outcomes[least]
         if entry is None:
-            if len(outcomes) >= self.max_chance_children:
-                del outcomes[min(outcomes, key=lambda k: outcomes[k][1])]
             entry = outcomes[key] = [self.add_node(slot, state), 0]
         entry[1] += 1
         return entry[0]

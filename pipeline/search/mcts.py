@@ -40,6 +40,7 @@ class SearchConfig:
     value_scheme: str = _VALUE.scheme  # what a finished game is worth (pipeline/games/values.py)
     zero_sum: bool = _VALUE.zero_sum
     max_chance_children: int = _SEARCH.max_chance_children  # outcomes kept per chance node (seed 001)
+    chance_outcomes: str = _SEARCH.chance_outcomes  # "evict" (seed 001) or "fixed": Forest.outcome
     root: str = _SEARCH.root  # or "gumbel": Gumbel AlphaZero's root (pipeline/search/gumbel.py); PUCT below it
     gumbel_considered: int = _SEARCH.gumbel_considered  # actions sampled at the root by Gumbel-top-k
     gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q: the paper's c_visit,
