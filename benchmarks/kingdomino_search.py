@@ -1,0 +1,53 @@
+"""Seed 001's open question on Kingdomino: how much does search add over the raw policy when every row
+draw cuts the tree, and which way of searching through the draw plays best? One network, each way of
+searching at the same wall time a move as its opponents (`match --move-time`), seated once against
+`--opponent` in every other seat (`--first-alone`), every seat order. Prints one JSON line per scheme.
+
+Schemes: the raw policy (1 simulation, no time spent), and search keeping 1, 8 or 64 outcomes per
+draw with seed 001's eviction, or keeping the first 8 draws fixed (`search.chance_outcomes: fixed`).
+
+Usage: python benchmarks/kingdomino_search.py CHECKPOINT PARAMS [--move-time S] [--opponent mce:0.5s]
+       [--games-per-seating N] [--schemes raw,evict1,evict8,evict64,fixed8]"""
+
+import argparse
+import contextlib
+import io
+import json
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from pipeline.commands.match import main as match
+
+SCHEMES = {
+    "raw": None,  # the network's policy alone
+    "evict1": {"max_chance_children": 1, "chance_outcomes": "evict"},
+    "evict8": {"max_chance_children": 8, "chance_outcomes": "evict"},
+    "evict64": {"max_chance_children": 64, "chance_outcomes": "evict"},
+    "fixed8": {"max_chance_children": 8, "chance_outcomes": "fixed"},
+}
+
+parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+parser.add_argument("checkpoint")
+parser.add_argument("params", help="the params that trained the network (its search settings are varied)")
+parser.add_argument("--move-time", type=float, default=0.5)
+parser.add_argument("--opponent", help="default: mce at the same time a move")
+parser.add_argument("--games-per-seating", type=int, default=2)
+parser.add_argument("--schemes", default=",".join(SCHEMES))
+parser.add_argument("--seed", type=int, default=0)
+args = parser.parse_args()
+opponent = args.opponent or f"mce:{args.move_time}s"
+base = yaml.safe_load(Path(args.params).read_text())
+
+with tempfile.TemporaryDirectory() as folder:
+    for scheme in args.schemes.split(","):
+        search = SCHEMES[scheme]
+        params = Path(folder) / f"{scheme}.yaml"
+        params.write_text(yaml.safe_dump({**base, "search": {**base["search"], **(search or {})}}))
+        budget = ["--simulations", "1"] if search is None else ["--move-time", str(args.move_time)]
+        argv = [args.checkpoint, opponent, "--first-alone", "--params", str(params), "--seed", str(args.seed)]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            match([*argv, *budget, "--games-per-seating", str(args.games_per_seating)])
+        print(json.dumps({"scheme": scheme, "move_time": args.move_time, **json.loads(out.getvalue())}), flush=True)
