@@ -376,6 +376,32 @@ def test_a_worker_killed_mid_trial_leaves_a_trial_that_a_rerun_fails_and_retries
     assert_accounted_for(study, lost, tmp_path, trials=2)
 
 
+def test_a_confirmation_killed_mid_unit_resumes_and_retrains_the_lost_unit_with_its_setting_and_seed(tmp_path):
+    """`sweep --confirm` killed with SIGKILL while a unit trains: the rerun fails that unit, retrains it
+    with the same setting, params and training seed, and confirms from every unit exactly once."""
+    params_path = tiny_params(tmp_path, trials=2, confirm={"top": 1, "seeds": 2, "games_per_seating": 1})
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    run_worker(str(params_path), storage, trials=2)
+    sweep = start_sweep(params_path, storage, "--confirm", "--out", str(tmp_path / "first"))
+    confirm = confirmation.open_confirmation(open_storage(storage), "tiny")
+    lost = running_trial(confirm, sweep)
+    sweep.send_signal(signal.SIGKILL)
+    sweep.communicate()
+    out = tmp_path / "report"
+    sweep_command.main(["--params", str(params_path), "--storage", storage, "--confirm", "--out", str(out)])
+    units = confirm.get_trials()
+    assert [t.number for t in units if t.state == FAIL] == [lost.number]
+    (retry,) = retries_of(confirm, lost)
+    assert retry.state == COMPLETE and retry.params == lost.params
+    keys = (confirmation.SETTING, confirmation.TRAINING_SEED)
+    assert [retry.user_attrs[k] for k in keys] == [lost.user_attrs[k] for k in keys]
+    complete = [(t.user_attrs[confirmation.SETTING], t.user_attrs[confirmation.TRAINING_SEED]) for t in units
+                if t.state == COMPLETE]  # fmt: skip
+    assert len(complete) == len(set(complete)) == 4, "two settings x two seeds, each trained once to the end"
+    figures = json.loads((out / "confirmation.json").read_text())
+    assert figures["recommended"] in (*figures["candidates"], "baseline")
+
+
 def test_jobs_on_a_new_sqlite_database_finish_the_study_when_one_is_killed_and_name_it(tmp_path):
     params_path = tiny_params(tmp_path, trials=3, generations=2)
     storage = storage_url(tmp_path, "sqlite")
