@@ -65,8 +65,8 @@ def test_analyse_answers_a_position_by_name(name, tmp_path):
 @pytest.mark.parametrize("name", SHIPPED)
 def test_a_person_plays_a_game_to_its_end_by_name(name, tmp_path):
     game = make_game(champions.card(name)["game"])
-    legal = game.legal_actions(game.initial_state())  # every cell or column, typed in turn until the end
-    moves = "".join(f"{game.format_move(action)}\n" for action in legal) * 20
+    # every move of the game (cell, column, Kingdomino placement or pick) typed in turn until the end
+    moves = "".join(f"{game.format_move(action)}\n" for action in range(game.num_actions)) * 40
     done = command("play", name, "--simulations", "8", stdin=moves, cwd=tmp_path)
     assert (done.returncode, done.stderr) == (0, "")
     lines = done.stdout.splitlines()
