@@ -243,6 +243,9 @@ class ConfirmParams(Section):
     top: Int = Field(3, ge=1, description="best complete trials of distinct params confirmed against the baseline")
     seeds: Int = Field(3, ge=1, le=1000, description="fresh training seeds per setting")
     games_per_seating: Games = Field(4, ge=1, description="games per seating of each pair of networks")
+    ablate: bool = Field(
+        False, description="also the best setting with each tuned param put back to the baseline's: which carries it"
+    )
 
 
 class SweepParams(Section):

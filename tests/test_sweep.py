@@ -168,6 +168,28 @@ def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_
     assert f"confirm_trial_{best.number}_score" in parent.data.metrics  # the effect, on the study's run
 
 
+def test_ablation_retrains_the_best_setting_with_each_tuned_param_put_back_and_never_recommends_it(tmp_path):
+    params_path = tiny_params(
+        tmp_path, trials=3, confirm={"top": 1, "seeds": 1, "games_per_seating": 1, "ablate": True}
+    )
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    run_worker(str(params_path), storage, trials=3)
+    study = open_study(load_params(params_path), open_storage(storage))
+    (_, base), (best, values), *ablations = confirmation.candidates(study, 1, ablate=True)
+    differing = sorted(path for path in values if values[path] != base[path])
+    assert [setting for setting, _ in ablations] == [f"{best} without {path}" for path in differing]
+    for (_, ablated), path in zip(ablations, differing):
+        assert ablated == {**values, path: base[path]}
+    out = tmp_path / "report"
+    sweep_command.main(["--params", str(params_path), "--storage", storage, "--confirm", "--out", str(out)])
+    figures = json.loads((out / "confirmation.json").read_text())
+    assert set(figures["candidates"]) == {best, *(setting for setting, _ in ablations)}
+    assert " without " not in figures["recommended"]
+    text = (out / "report.md").read_text()
+    assert f"### Which param carries the effect: {best} with each tuned param put back" in text
+    assert all(f"| {path} | " in text for path in differing)
+
+
 def test_the_interval_covers_training_seeds_not_only_games():
     steady = {(a, b): np.full(50, 0.6) for a in range(3) for b in range(3)}
     assert confirmation.bootstrap_interval(steady, [0]) == pytest.approx((0.6, 0.6))

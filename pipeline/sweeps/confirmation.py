@@ -12,6 +12,11 @@ spread between training runs is part of the answer, not only the games' noise.
 
 The recommendation is the candidate with the best score whose lower bound is above 0.5; when none is,
 the baseline stays.
+
+With `sweep.confirm.ablate`, the best trial is also trained with each of its tuned params put back to
+the baseline's value, one at a time ("trial 20 without search.c_puct"), and played against the baseline
+the same way: the params whose removal costs the most carry the effect, measured by re-training rather
+than read from one noisy run per trial (fANOVA). Ablations are reported beside, never recommended.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ SUFFIX = ":confirm"
 SETTING = "confirm_setting"  # user attr: "baseline" or "trial N", the sweep trial whose params it re-trains
 BASELINE_SETTING = "baseline"  # the setting of the sweep's baseline trial (the paper's params)
 RESAMPLES = 4000  # bootstrap resamples of the interval
+WITHOUT = " without "  # "trial N without PATH": trial N's params with PATH at the baseline's value
 
 
 def confirmation_name(study: optuna.Study | str) -> str:
@@ -57,8 +63,9 @@ def open_confirmation(storage, study_name: str) -> optuna.Study:
     )
 
 
-def candidates(study: optuna.Study, top: int) -> list[tuple[str, dict]]:
-    """The baseline and the `top` best complete trials of distinct params, as (setting, params)."""
+def candidates(study: optuna.Study, top: int, ablate: bool = False) -> list[tuple[str, dict]]:
+    """The baseline and the `top` best complete trials of distinct params, as (setting, params); with
+    `ablate`, also the best trial with each param that differs from the baseline's put back to it."""
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     baseline = next((t for t in complete if t.user_attrs.get(BASELINE)), None)
     if baseline is None:
@@ -72,6 +79,13 @@ def candidates(study: optuna.Study, top: int) -> list[tuple[str, dict]]:
             chosen.append((f"trial {trial.number}", values))
     if len(chosen) == 1:
         raise ConfigError(f"study {study.study_name!r}: no complete trial besides the baseline to confirm yet")
+    if ablate:
+        (_, base), (best, values) = chosen[:2]
+        chosen += [
+            (f"{best}{WITHOUT}{path}", {**values, path: base[path]})
+            for path in sorted(values)
+            if path in base and values[path] != base[path]
+        ]
     return chosen
 
 
@@ -93,7 +107,7 @@ def prepare(params: Params, storage_url: str, worker: int, trials: int) -> tuple
         }
         units = [
             (setting, values, seed)
-            for setting, values in candidates(study, params.sweep.confirm.top)
+            for setting, values in candidates(study, params.sweep.confirm.top, params.sweep.confirm.ablate)
             for seed in training_seeds(params)
         ]
         for setting, values, seed in units:
@@ -186,8 +200,9 @@ def head_to_heads(params: Params, networks: dict, games_per_seating: int) -> dic
 
 
 def recommendation(results: dict[str, dict]) -> str:
-    """The confirmed setting: the best score whose interval lies above 0.5; else the baseline."""
-    confirmed = [s for s, r in results.items() if r["ci95_low"] > 0.5]
+    """The confirmed setting: the best score whose interval lies above 0.5; else the baseline. Ablations
+    are not candidates."""
+    confirmed = [s for s, r in results.items() if r["ci95_low"] > 0.5 and WITHOUT not in s]
     return max(confirmed, key=lambda s: results[s]["score"]) if confirmed else BASELINE_SETTING
 
 

@@ -21,6 +21,7 @@ from ruamel.yaml import YAML  # noqa: E402
 from pipeline.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.config import Params, current_paths  # noqa: E402
 from pipeline.credentials import mask_passwords  # noqa: E402
+from pipeline.sweeps.confirmation import WITHOUT  # noqa: E402
 from pipeline.sweeps.study import BASELINE, CONFIRMED, FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
 
 PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.simulations")
@@ -53,7 +54,8 @@ def confirmation_lines(figures: dict) -> list[str]:
         "| setting | score vs baseline | 95% interval | games | seeds | panel | panel 95% interval |",
         "|---|---|---|---|---|---|---|",
     ]
-    for setting, r in sorted(figures["candidates"].items(), key=lambda item: -item[1]["score"]):
+    settings = sorted(figures["candidates"].items(), key=lambda item: -item[1]["score"])
+    for setting, r in [(s, r) for s, r in settings if WITHOUT not in s]:
         lines.append(
             f"| {setting} | {r['score']:.3f} | {r['ci95_low']:.3f}–{r['ci95_high']:.3f} | {r['games']} | "
             f"{r['seeds']} | {r['panel']:.3f} | {r['panel_ci95_low']:.3f}–{r['panel_ci95_high']:.3f} |"
@@ -62,6 +64,27 @@ def confirmation_lines(figures: dict) -> list[str]:
         f"| baseline | 0.5 | | | {base['seeds']} | {base['panel']:.3f} | "
         f"{base['panel_ci95_low']:.3f}–{base['panel_ci95_high']:.3f} |"
     )
+    return lines + ablation_lines(figures["candidates"])
+
+
+def ablation_lines(results: dict[str, dict]) -> list[str]:
+    """Which tuned param carries the effect: the best setting with each param put back to the
+    baseline's, against the baseline; the cost is the full setting's score less the ablation's."""
+    ablations = {s: r for s, r in results.items() if WITHOUT in s}
+    if not ablations:
+        return []
+    full = next(iter(ablations)).split(WITHOUT)[0]
+    lines = [
+        "",
+        f"### Which param carries the effect: {full} with each tuned param put back to the baseline's",
+        "",
+        "| param put back | score vs baseline | 95% interval | cost (full setting's score less this) |",
+        "|---|---|---|---|",
+    ]
+    for setting, r in sorted(ablations.items(), key=lambda item: item[1]["score"]):
+        cost = results[full]["score"] - r["score"]
+        lines.append(f"| {setting.split(WITHOUT)[1]} | {r['score']:.3f} | {r['ci95_low']:.3f}–{r['ci95_high']:.3f} | "
+                     f"{cost:+.3f} |")  # fmt: skip
     return lines
 
 
