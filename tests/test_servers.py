@@ -13,9 +13,9 @@ import optuna
 import psycopg
 import pytest
 import yaml
+from dvc_project import ROOT, TINY
 from mlflow import MlflowClient
 from servers import mlflow_server, postgres  # noqa: F401  (fixtures)
-from test_pipeline import ROOT, TINY
 from test_sweep import tiny_params
 
 from pipeline.config import load_params
