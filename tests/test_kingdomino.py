@@ -204,7 +204,7 @@ def test_the_network_sees_the_mover_first():
     planes = GAME.encode(state)
     wheat, forest = TERRAINS.index("W"), TERRAINS.index("F")
     assert planes[forest].sum() == 2 and planes[wheat].sum() == 0  # seat 1 moves: its forest comes first
-    assert planes[3 * 8 + wheat].sum() == 2 and planes[3 * 8 + 6].max() == pytest.approx(1 / 3)  # seat 0 last
+    assert planes[3 * 8 + wheat].sum() == 2 and planes[3 * 8 + 6].max() == 1  # seat 0 last, its one crown
     assert planes[7].sum() == 9 * 7 - 3  # open to seat 1: rows 1-9, columns c-i, less the castle and forest
     assert np.all(planes[4 * 8 :, 0, 0] == planes[4 * 8 :, 8, 8])  # the draft's planes are constant
 

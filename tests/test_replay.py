@@ -8,7 +8,7 @@ from test_nets import fixed_batch, small_net
 
 from pipeline.config import TrainParams
 from pipeline.games import make_game
-from pipeline.jobs.replay import augment, empty_samples, merge_positions, window_generations, windowed
+from pipeline.jobs.replay import Augmented, empty_samples, merge_positions, window_generations, windowed
 from pipeline.jobs.train import train_network
 from pipeline.nets.module import alphazero_losses
 
@@ -39,13 +39,22 @@ def test_repeated_positions_become_one_sample_with_averaged_targets_and_a_log_we
     np.testing.assert_allclose(merged["weights"], raw / raw.mean(), rtol=1e-6)
 
 
-def test_augment_carries_the_weights_to_every_symmetry():
-    game = make_game("connect4")
-    merged = merge_positions(repeated_positions(game))
-    augmented = augment(game, merged)
-    symmetries = len(game.symmetries())
-    assert len(augmented["weights"]) == 2 * symmetries
-    np.testing.assert_array_equal(augmented["weights"], np.tile(merged["weights"], symmetries))
+@pytest.mark.parametrize("spec", ["connect4", "kingdomino(players=2)"])
+def test_augmented_batches_are_each_sample_under_its_symmetry_with_its_weight(spec):
+    game = make_game(spec)
+    merged = merge_positions(repeated_positions(game)) if spec == "connect4" else fixed_batch(game, n=3)
+    merged.setdefault("weights", np.arange(1, 4, dtype=np.float32))
+    symmetries = game.symmetries()
+    augmented = Augmented(merged, symmetries)
+    count = len(merged["states"])
+    assert len(augmented) == count * len(symmetries)
+    indices = np.random.default_rng(0).permutation(len(augmented))[:7]
+    batch = augmented.batch(indices)
+    for row, i in enumerate(indices):
+        sym, sample = symmetries[i // count], i % count
+        np.testing.assert_array_equal(batch["states"][row], sym.board(merged["states"][sample]))
+        np.testing.assert_array_equal(batch["policies"][row], merged["policies"][sample][sym.action_perm])
+        assert batch["weights"][row] == merged["weights"][sample]
 
 
 def test_a_weight_counts_its_sample_that_many_times_in_the_losses():

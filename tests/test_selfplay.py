@@ -218,3 +218,13 @@ def test_a_log_file_gets_progress_lines_from_self_play_and_training(capsys):
         "train: epoch 2/2",
     ]
     assert not any("\r" in line for line in lines)
+
+
+def test_replay_keeps_whole_planes_as_bytes_and_fractions_as_they_are():
+    """Bytes where nothing is lost (a quarter of the memory); a fraction is never cut to 0."""
+    from pipeline.jobs.selfplay import compact_planes
+
+    whole = np.array([[0.0, 1.0], [3.0, 11.0]], dtype=np.float32)
+    assert compact_planes(whole).dtype == np.uint8 and np.array_equal(compact_planes(whole), whole)
+    fractions = np.array([[0.0, 1 / 3]], dtype=np.float32)
+    assert compact_planes(fractions).dtype == np.float32 and np.array_equal(compact_planes(fractions), fractions)

@@ -66,11 +66,11 @@ _HALVES = tuple(tuple(zip(t, c)) for t, c in zip(DOMINO_TERRAINS.tolist(), DOMIN
 
 
 def _domino_features() -> np.ndarray:
-    """Per domino the network's 14 numbers: each half's terrain one-hot, then its crowns / 3."""
+    """Per domino the network's 14 numbers: each half's terrain one-hot, then its crowns (0-3)."""
     features = np.zeros((49, 14), dtype=np.float32)
     for half in range(2):
         features[np.arange(1, 49), 7 * half + DOMINO_TERRAINS[1:, half] - 1] = 1.0
-        features[:, 7 * half + 6] = DOMINO_CROWNS[:, half] / 3.0
+        features[:, 7 * half + 6] = DOMINO_CROWNS[:, half]
     return features
 
 
@@ -447,10 +447,10 @@ class KingdominoGame:
         return self.encode_batch([state])[0]
 
     def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
-        """Planes per state, seats in turn order from the mover: per seat 6 terrain planes, crowns / 3,
-        and the cells still open to it; then per slot of this row and the next, the domino's 14 numbers
-        (constant planes) and its king's seat one-hot; then placing-or-picking, the acting king
-        one-hot, and the share of the deck left."""
+        """Planes per state, seats in turn order from the mover: per seat 6 terrain planes, its crowns
+        (0-3), and the cells still open to it; then per slot of this row and the next, the domino's 14
+        numbers (constant planes) and its king's seat one-hot; then placing-or-picking, the acting king
+        one-hot, and the rows left in the deck. Whole numbers, so replay keeps them as bytes."""
         planes = np.zeros((len(states), *self.observation_shape), dtype=np.float32)
         p, shape, codes = self.num_players, (self.grid, self.grid), np.arange(1, len(TERRAINS) + 1)[:, None, None]
         for out, state in zip(planes, states):
@@ -459,7 +459,7 @@ class KingdominoGame:
                 kingdom, base = state.kingdoms[(mover + k) % p], k * self._player_planes
                 terrain, crowns = self.kingdom_grid(kingdom)
                 out[base : base + 6] = terrain[None] == codes
-                out[base + 6] = crowns / 3.0
+                out[base + 6] = crowns
                 out[base + 7] = self._bits(self._open(kingdom)).reshape(shape)
             base = p * self._player_planes
             for dominoes, owners in ((state.row, state.order), (state.next_row, state.next_owners)):
@@ -471,7 +471,7 @@ class KingdominoGame:
                 base += (self.row_length - len(dominoes)) * self._slot_planes
             out[base] = state.placing
             out[base + 1 + state.king] = 1.0
-            out[base + 1 + self.row_length] = len(state.deck) / self.deck_size
+            out[base + 1 + self.row_length] = len(state.deck) // self.row_length
         return planes
 
     def symmetries(self) -> list[Symmetry]:

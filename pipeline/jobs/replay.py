@@ -1,5 +1,5 @@
 """The replay buffer: self-play samples of the last few generations, kept as one npz per generation
-of the pipeline, and their symmetry augmentation."""
+of the pipeline, and their symmetry augmentation, drawn batch by batch."""
 
 from __future__ import annotations
 
@@ -96,15 +96,26 @@ def merge_positions(samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     }
 
 
-def augment(game, samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Every sample under every board symmetry of the game (seed 004's reflection, and more); fields
-    other than the board and the policy (values, generations, weights) are copied."""
-    out = {name: [] for name in samples}
-    for sym in game.symmetries():
-        for name, array in samples.items():
-            if name == "states":
-                array = np.ascontiguousarray(sym.board(array))
-            elif name == "policies":
-                array = array[:, sym.action_perm]
-            out[name].append(array)
-    return {name: np.concatenate(arrays) for name, arrays in out.items()}
+class Augmented:
+    """Every sample under every board symmetry of the game (seed 004's reflection, and more), sample i
+    under symmetry s at index s * n + i, made batch by batch as the batches are drawn: the set is
+    `len(symmetries)` times the samples (8 for a square board), which held at once took 18 GB for one
+    generation of 4-player Kingdomino. Fields other than the board and the policy (values,
+    generations, weights) are the sample's own."""
+
+    def __init__(self, samples: dict[str, np.ndarray], symmetries: list):
+        self.samples, self.symmetries = samples, symmetries
+        self.count = len(samples["states"])
+
+    def __len__(self) -> int:
+        return self.count * len(self.symmetries)
+
+    def batch(self, indices) -> dict[str, np.ndarray]:
+        """The samples at `indices` (of the augmented set), each under its symmetry."""
+        symmetry, index = np.divmod(np.asarray(indices), self.count)
+        out = {name: array[index] for name, array in self.samples.items()}
+        for s in np.unique(symmetry):
+            rows, sym = symmetry == s, self.symmetries[s]
+            out["states"][rows] = sym.board(out["states"][rows])
+            out["policies"][rows] = out["policies"][rows][:, sym.action_perm]
+        return out

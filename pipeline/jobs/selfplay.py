@@ -123,6 +123,13 @@ def alphazero_targets(
     return [(1 - w) * z + w * np.reshape(r.root_values, (-1, len(z))) for r, z in zip(records, outcomes)]
 
 
+def compact_planes(planes: np.ndarray) -> np.ndarray:
+    """The planes as bytes where that loses nothing (0/1 and small counts: a quarter of the memory a
+    replay window takes), else as they are: a fraction (an OpenSpiel observation) must not be cut."""
+    compact = planes.astype(np.uint8)
+    return compact if np.array_equal(compact, planes) else planes.astype(np.float32)
+
+
 def records_to_samples(
     game, records: list[GameRecord], generation: int, value_targets: list[np.ndarray]
 ) -> dict[str, np.ndarray]:
@@ -130,7 +137,7 @@ def records_to_samples(
     states = [s for r in records for s in r.states]
     values = [rotate_to_mover(v, m) for r, vs in zip(records, value_targets) for v, m in zip(vs, r.policy_movers)]
     return {
-        "states": game.encode_batch(states).astype(np.uint8),
+        "states": compact_planes(game.encode_batch(states)),
         "policies": np.stack([p for r in records for p in r.policies]).astype(np.float32),
         "values": np.stack(values).astype(np.float32),
         "generations": np.full(len(states), generation, dtype=np.int32),

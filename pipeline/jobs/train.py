@@ -14,11 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytorch_lightning as pl
 import torch
-from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data import DataLoader
 
 from pipeline.atomic import atomic_path
 from pipeline.config import TrainParams
-from pipeline.jobs.replay import augment, merge_positions
+from pipeline.games.base import Symmetry
+from pipeline.jobs.replay import Augmented, merge_positions
 from pipeline.jobs.work_key import work_key
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.module import AlphaZeroModule
@@ -52,14 +53,18 @@ class _FollowFreeCores(pl.Callback):
 
 
 class _WholeBatches(torch.utils.data.Dataset):
-    def __init__(self, dataset: TensorDataset):
-        self.tensors = dataset.tensors
+    """A batch by one index array (not per-sample collation: the bare loop's cost), augmented as drawn."""
+
+    def __init__(self, samples: Augmented):
+        self.samples = samples
 
     def __len__(self) -> int:
-        return len(self.tensors[0])
+        return len(self.samples)
 
     def __getitem__(self, indices):
-        return tuple(t[indices] for t in self.tensors)
+        batch = self.samples.batch(indices)
+        batch["states"] = batch["states"].astype(np.float32)
+        return tuple(torch.from_numpy(batch[name]) for name in ("states", "policies", "values", "weights"))
 
 
 ACCELERATORS = {"auto": "auto", "cpu": "cpu", "cuda": "gpu"}  # params' device -> Lightning's accelerator
@@ -82,23 +87,22 @@ def train_network(
     saved = None
     if resume is not None:
         digest = hashlib.sha256()
-        for name in sorted(samples):
-            digest.update(name.encode() + np.ascontiguousarray(samples[name]).tobytes())
+        for name in sorted(samples):  # the arrays' own buffers: a copy of a large window costs gigabytes
+            digest.update(name.encode())
+            digest.update(np.ascontiguousarray(samples[name]).data)
         identity = {"train": params.model_dump(mode="json"), "seed": seed, "samples": digest.hexdigest()}
         saved = Path(resume) / f"fit.{work_key({**identity, 'weights': weights_digest(model.state_dict())})}.ckpt"
     pl.seed_everything(seed, workers=True, verbose=False)
     if params.merge_positions:
         samples = merge_positions(samples)
-    if params.augment:
-        samples = augment(game, samples)
-    weights = samples.get("weights", np.ones(len(samples["states"]), dtype=np.float32))
-    dataset = TensorDataset(
-        torch.from_numpy(samples["states"].astype(np.float32)),
-        torch.from_numpy(samples["policies"]),
-        torch.from_numpy(samples["values"]),
-        torch.from_numpy(weights),
-    )
-    # Whole batches by one tensor index each (not per-sample collation): the bare loop's cost.
+    samples = {
+        "states": samples["states"],  # as stored (uint8 planes in most games): float32 batch by batch
+        "policies": samples["policies"],
+        "values": samples["values"],
+        "weights": samples.get("weights", np.ones(len(samples["states"]), dtype=np.float32)),
+    }
+    identity = Symmetry(lambda x: x, np.arange(game.num_actions))
+    dataset = Augmented(samples, game.symmetries() if params.augment else [identity])
     sampler = EpochBatches(len(dataset), params.batch_size, seed)
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
     module = AlphaZeroModule(model, params.learning_rate, params.weight_decay, params.lr_schedule)
