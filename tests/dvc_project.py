@@ -1,6 +1,7 @@
 """A DVC project of the repository on tiny params in a temporary git repo, for the tests that run the
 real pipeline (`test_pipeline.py`, `test_pipeline_games.py`, `test_servers.py`)."""
 
+import copy
 import os
 import re
 import shutil
@@ -57,19 +58,23 @@ def edit_params(project, change):
     path.write_text(yaml.safe_dump(params, sort_keys=False))
 
 
+def tiny_pipeline_params(generations: int) -> dict:
+    """params.yaml on the TINY budgets with its first `generations`: a copy of its own each call, since
+    callers change it (a change to TINY's own dicts reached every project made after it)."""
+    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    for section, values in copy.deepcopy(TINY).items():
+        params[section].update(values)
+    params["generations"] = params["generations"][:generations]
+    return params
+
+
 def new_project(project: Path) -> Path:
     """The repository, its tiny params and its DVC, committed in the empty folder `project`."""
     for name in ("pipeline", "stages"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("dvc.yaml", "params.yaml", ".gitignore"):
+    for name in ("dvc.yaml", ".gitignore"):
         shutil.copy(ROOT / name, project / name)
-
-    def tiny(params):
-        for section, values in TINY.items():
-            params[section].update(values)
-        params["generations"] = params["generations"][:2]
-
-    edit_params(project, tiny)
+    (project / "params.yaml").write_text(yaml.safe_dump(tiny_pipeline_params(2), sort_keys=False))
     run(["git", "init", "-q"], project)
     run(["dvc", "init", "-q"], project)
     shutil.copy(ROOT / ".dvcignore", project / ".dvcignore")

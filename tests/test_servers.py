@@ -13,7 +13,7 @@ import optuna
 import psycopg
 import pytest
 import yaml
-from dvc_project import ROOT, TINY
+from dvc_project import ROOT, tiny_pipeline_params
 from mlflow import MlflowClient
 from servers import mlflow_server, postgres  # noqa: F401  (fixtures)
 from test_sweep import tiny_params
@@ -80,10 +80,7 @@ def test_the_pipeline_logs_runs_metrics_artifacts_and_the_champion_to_an_mlflow_
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("dvc.yaml", ".gitignore"):
         shutil.copy(ROOT / name, project / name)
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
-    for section, values in TINY.items():
-        params[section].update(values)
-    params["generations"] = params["generations"][:1]
+    params = tiny_pipeline_params(1)
     for experiment in ("fig3", "ratings"):  # the tracking is under test here, not the experiments
         params["evaluate"][experiment]["enabled"] = False
     (project / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
