@@ -36,6 +36,11 @@ class PlayerName:
     text: str = ""  # as written; the file or champion of a network
     seconds: float | None = None  # a time a move instead of `number` (`TIMED` kinds)
 
+    def budget(self) -> tuple[int, float]:
+        """(simulations, seconds a move) of a searching kind: its count, or its time with the timed
+        search's cap (`TIMED_SIMULATIONS`)."""
+        return self.number or TIMED_SIMULATIONS, self.seconds or 0.0
+
 
 def parse_player(text: str, kinds: Collection[str], default_number: int | None = None) -> PlayerName:
     """The player `text` names among `kinds`; `uct` and `az` without N search `default_number`
@@ -84,13 +89,14 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
 def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
     """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
     `seed` are a UCT baseline's exploration constant and rollout seed."""
-    n, seconds = player.number, player.seconds or 0.0
+    n = player.number
     if player.kind == "uct":
-        return AgentSpec.uct(name, n or TIMED_SIMULATIONS, c_uct, seed, seconds)
+        simulations, seconds = player.budget()
+        return AgentSpec.uct(name, simulations, c_uct, seed, seconds)
     if player.kind == "alphabeta":
         return AgentSpec(name, "alphabeta", depth=n)
     if player.kind == "mce":
-        return AgentSpec.monte_carlo(name, n or 0, seconds)
+        return AgentSpec.monte_carlo(name, *player.budget())
     if player.kind == "greedy":
         return AgentSpec(name, "player_greedy")
     if player.kind == "hold":

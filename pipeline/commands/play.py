@@ -29,7 +29,6 @@ from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_play, search_config
-from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.commands.cli import add_simulations, command_parser
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.games import Game, IllegalMove
@@ -101,10 +100,10 @@ def make_agents(
         if player.kind == "human":
             agents.append(HumanAgent(game, name, seat))
         elif player.kind == "az":
-            play = champion_play(player.number or TIMED_SIMULATIONS, player.seconds or 0.0)
+            play = champion_play(*player.budget())
             agents.append(SearchAgent(game, evaluator, config or SearchConfig(), play, name))
         elif player.kind == "uct":
-            simulations, seconds = player.number or TIMED_SIMULATIONS, player.seconds or 0.0
+            simulations, seconds = player.budget()
             agents.append(uct_agent(game, simulations, seed=seed + seat, name=name, seconds=seconds))
         elif player.kind in ("mce", "greedy"):
             agents.append(baseline_spec(player, name, 0.0, seed + seat).build(game))
