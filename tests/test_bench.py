@@ -36,3 +36,21 @@ def test_a_batch_below_one_is_one_error_line(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--batch", "0"])
     assert capsys.readouterr().err.splitlines()[-1].endswith("error: --batch and --positions must be at least 1")
+
+
+def test_games_picks_the_games_measured():
+    figures = bench.run(
+        network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=1, workers=1, games=("kingdomino(players=4)",)
+    )
+    assert "kingdomino(players=4)" in figures and "tictacmo" not in figures and "connect4" not in figures
+    assert figures["kingdomino(players=4)"]["selfplay_games_per_min"] > 0
+
+
+def test_an_unknown_game_is_one_error_line(capsys):
+    with pytest.raises(SystemExit):
+        bench.main(["--games", "tictacmo,chess"])
+    assert (
+        capsys.readouterr()
+        .err.splitlines()[-1]
+        .endswith("error: --games: unknown chess; expected some of tictacmo, connect4, kingdomino(players=4)")
+    )

@@ -29,14 +29,16 @@ from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.threads import follow_free_cores, use_threads
 
-# (game, SE blocks, channels): the 4x64 SENet that was the Tic-Tac-Mo default until issue 13 (kept so
-# figures compare across sessions); the 5x64 SENet of issue 3's Connect-4 targets.
-GAMES = {"tictacmo": (4, 64), "connect4": (5, 64)}
+# game: (SE blocks, channels, self-play games per batch of `--batch`): the 4x64 SENet that was the
+# Tic-Tac-Mo default until issue 13 (kept so figures compare across sessions); the 5x64 SENet of issue
+# 3's Connect-4 targets; the 4x32 SENet of examples/kingdomino.yaml, whose 96-ply games get an eighth.
+GAMES = {"tictacmo": (4, 64, 1.0), "connect4": (5, 64, 0.5), "kingdomino(players=4)": (4, 32, 0.125)}
+DEFAULT_GAMES = ("tictacmo", "connect4")
 
 
 def _model(game_name: str) -> tuple:
     game = make_game(game_name)
-    blocks, channels = GAMES[game_name]
+    blocks, channels, _ = GAMES[game_name]
     torch.manual_seed(0)
     return game, SENet(NetworkShape.for_game(game, blocks, channels, 4)).eval()
 
@@ -158,8 +160,9 @@ def run(
     backend="pool",
     precision="float32",
     device="auto",
+    games: tuple[str, ...] = DEFAULT_GAMES,
 ) -> dict:
-    """Every figure once: per game under the game's name, training at the top level. `workers`,
+    """Every figure once: per game of `games` under its name, training at the top level. `workers`,
     `backend`, `precision` (of the network and self-play figures) and `device` as in params.yaml (0: one
     per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda)."""
     use_device(device)
@@ -169,12 +172,12 @@ def run(
         "cpu_count": os.cpu_count(),
         "device": str(inference_device()),
     }
-    for name in GAMES:
+    for name in games:
         game, model = _model(name)
         network = network_positions_per_s(game, model, batch, seconds=network_seconds, precision=precision)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
-        games = max(1, selfplay_batches * batch // (1 if name == "tictacmo" else 2))
-        play = selfplay_figures(name, model, games, batch, workers, backend, precision, device)
+        count = max(1, int(selfplay_batches * batch * GAMES[name][2]))
+        play = selfplay_figures(name, model, count, batch, workers, backend, precision, device)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         half = max(1, batch // 2)
         alone = selfplay_figures(name, model, half, half, 1, precision=precision, device=device)
@@ -261,6 +264,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--device", choices=DEVICES, default="auto", help="where networks infer and train")
     parser.add_argument("--batch", type=int, default=64, help="positions a network call: games side by side")
+    parser.add_argument("--games", default=",".join(DEFAULT_GAMES), help=f"comma-separated, of: {', '.join(GAMES)}")
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
         "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
@@ -269,6 +273,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.batch < 1 or args.positions < 1:
         parser.error("--batch and --positions must be at least 1")
+    games = args.games.split(",")
+    if unknown := [name for name in games if name not in GAMES]:
+        parser.error(f"--games: unknown {', '.join(unknown)}; expected some of {', '.join(GAMES)}")
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
@@ -278,6 +285,7 @@ def main(argv: list[str] | None = None) -> None:
         "precision": args.precision,
         "device": args.device,
         "batch": args.batch,
+        "games": games,
     }
     if args.solver:
         figures = solver_figures(args.solver, args.positions)

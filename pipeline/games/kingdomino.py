@@ -273,10 +273,9 @@ class KingdominoGame:
 
     def kingdom_grid(self, kingdom: Kingdom) -> tuple[np.ndarray, np.ndarray]:
         """(terrain codes, crowns), each grid x grid: 0 empty, 1..6 TERRAINS, CASTLE in the middle."""
-        terrain = np.zeros(self.grid * self.grid, dtype=np.int64)
-        for code, land in enumerate(kingdom.lands):
-            terrain[self._bits(land)] = code or CASTLE
-        crowns = self._bits(kingdom.crowns_low).astype(np.int64) + 2 * self._bits(kingdom.crowns_high)
+        cells = self._unpack([*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high]).astype(np.int64)
+        codes = np.array([CASTLE, *range(1, len(TERRAINS) + 1)])
+        terrain, crowns = codes @ cells[:7], cells[7] + 2 * cells[8]
         shape = (self.grid, self.grid)
         return terrain.reshape(shape), crowns.reshape(shape)
 
@@ -294,10 +293,12 @@ class KingdominoGame:
                 box = self._grown_box(box, bit, bit)
         return Kingdom(tuple(lands), low, high, box)
 
-    def _bits(self, bits: int) -> np.ndarray:
-        """A bitboard as one bool per grid cell, row-major."""
-        raw = np.frombuffer(bits.to_bytes(self._bytes, "little"), dtype=np.uint8)
-        return np.unpackbits(raw, bitorder="little")[self._cell_bit_array].astype(bool)
+    def _unpack(self, boards: list[int]) -> np.ndarray:
+        """Bitboards as one bool per grid cell each, row-major: (boards, cells). All at once, because
+        unpacking them one by one took a third of Kingdomino's self-play time."""
+        raw = np.frombuffer(b"".join(bits.to_bytes(self._bytes, "little") for bits in boards), dtype=np.uint8)
+        cells = np.unpackbits(raw.reshape(len(boards), self._bytes), axis=1, bitorder="little")
+        return cells[:, self._cell_bit_array].view(bool)
 
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> KingdominoState:
@@ -452,15 +453,18 @@ class KingdominoGame:
         numbers (constant planes) and its king's seat one-hot; then placing-or-picking, the acting king
         one-hot, and the rows left in the deck. Whole numbers, so replay keeps them as bytes."""
         planes = np.zeros((len(states), *self.observation_shape), dtype=np.float32)
-        p, shape, codes = self.num_players, (self.grid, self.grid), np.arange(1, len(TERRAINS) + 1)[:, None, None]
-        for out, state in zip(planes, states):
-            mover = self.to_play(state)
+        p, movers, boards = self.num_players, [self.to_play(state) for state in states], []
+        for state, mover in zip(states, movers):
             for k in range(p):
-                kingdom, base = state.kingdoms[(mover + k) % p], k * self._player_planes
-                terrain, crowns = self.kingdom_grid(kingdom)
-                out[base : base + 6] = terrain[None] == codes
-                out[base + 6] = crowns
-                out[base + 7] = self._bits(self._open(kingdom)).reshape(shape)
+                kingdom = state.kingdoms[(mover + k) % p]
+                boards += [*kingdom.lands[1:], kingdom.crowns_low, kingdom.crowns_high, self._open(kingdom)]
+        cells = self._unpack(boards).reshape(len(states), p, len(TERRAINS) + 3, self.grid, self.grid)
+        kingdoms = np.empty((len(states), p, self._player_planes, self.grid, self.grid), dtype=np.float32)
+        kingdoms[:, :, : len(TERRAINS)] = cells[:, :, : len(TERRAINS)]
+        kingdoms[:, :, -2] = cells[:, :, -3] + 2.0 * cells[:, :, -2]  # crowns 0-3
+        kingdoms[:, :, -1] = cells[:, :, -1]  # open cells
+        planes[:, : p * self._player_planes] = kingdoms.reshape(len(states), -1, self.grid, self.grid)
+        for out, state, mover in zip(planes, states, movers):
             base = p * self._player_planes
             for dominoes, owners in ((state.row, state.order), (state.next_row, state.next_owners)):
                 for number, owner in zip(dominoes, owners):
