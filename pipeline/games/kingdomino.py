@@ -273,9 +273,9 @@ class KingdominoGame:
 
     def kingdom_grid(self, kingdom: Kingdom) -> tuple[np.ndarray, np.ndarray]:
         """(terrain codes, crowns), each grid x grid: 0 empty, 1..6 TERRAINS, CASTLE in the middle."""
-        cells = self._unpack([*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high]).astype(np.int64)
-        codes = np.array([CASTLE, *range(1, len(TERRAINS) + 1)])
-        terrain, crowns = codes @ cells[:7], cells[7] + 2 * cells[8]
+        *lands, low, high = self._unpack([*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high]).astype(np.int64)
+        terrain = np.array([CASTLE, *range(1, len(TERRAINS) + 1)]) @ np.array(lands)  # lands[0] is the castle
+        crowns = low + 2 * high
         shape = (self.grid, self.grid)
         return terrain.reshape(shape), crowns.reshape(shape)
 
