@@ -6,7 +6,15 @@ import pytest
 from pipeline.agents import PlayConfig, RandomAgent, uct_agent
 from pipeline.agents.spec import AgentSpec
 from pipeline.games import make_game
-from pipeline.matches.arena import GameRecord, mean_score, mixed_seatings, pairwise_score, play_games, seat_permutations
+from pipeline.matches.arena import (
+    GameRecord,
+    difference_interval,
+    mean_score,
+    mixed_seatings,
+    pairwise_score,
+    play_games,
+    seat_permutations,
+)
 from pipeline.matches.workers import play_match
 from pipeline.search import SearchConfig
 
@@ -26,6 +34,17 @@ def test_pairwise_score_counts_ties_as_half():
     # game 1: new beats both olds (2 pairs); game 2: two ties (2 pairs, half each)
     assert pairwise_score(records, "new", "old") == 3 / 4
     assert mean_score(records, "new") == 1 / 3
+
+
+def test_score_difference_comes_with_an_interval_over_games():
+    won = GameRecord(["az", "uct", "uct"], scores=np.array([1.0, -1.0, -1.0]))
+    lost = GameRecord(["uct", "az", "uct"], scores=np.array([1.0, -1.0, -1.0]))
+    difference, low, high = difference_interval([won, won, won, lost], "az", "uct")
+    # per game: +2, +2, +2, -1 (-1 less the uct pair's mean of 0)
+    games = [won] * 3 + [lost]
+    assert difference == pytest.approx(1.25) == pytest.approx(mean_score(games, "az") - mean_score(games, "uct"))
+    assert low < difference < high and high - difference == pytest.approx(1.96 * 1.5 / 2)
+    assert difference_interval([won] * 5, "az", "uct") == (2.0, 2.0, 2.0), "no spread, no width"
 
 
 def test_same_seed_gives_the_same_games():

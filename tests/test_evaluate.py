@@ -50,6 +50,8 @@ def test_tictactoe_ratings_fig3_and_the_cache(tmp_path):
     first = run_evaluation(game, nets, params, tmp_path / "matches", progress=False).to_json()
     assert first["seconds"] > 0
     assert [row["opponent_rollouts"] for row in first["fig3a"]] == [2, 4]
+    for row in first["fig3a"] + first["fig3b_control"]:
+        assert row["ci95_low"] <= row["difference"] <= row["ci95_high"], "each level's difference has its interval"
     assert first["player_of_generation"] == {0: "gen0", 1: "gen1", 2: "gen1", 3: "gen3"}
     assert {row["name"] for row in first["ratings"]} == {"gen0", "gen1", "gen3", "uct4"}
     assert next(r for r in first["ratings"] if r["name"] == "gen0")["rating"] == 0.0

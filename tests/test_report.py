@@ -35,7 +35,8 @@ def fig3():
         {"opponent_rollouts": level, "score": 0.2, "opponent_score": -0.1, "difference": 0.3, "games": 12}
         for level in (10, 20)
     ]
-    return Fig3Result(8, rows, rows)
+    with_intervals = [{**row, "ci95_low": low, "ci95_high": 0.5} for row, low in zip(rows, (-0.1, 0.05))]
+    return Fig3Result(8, with_intervals, with_intervals)
 
 
 def ratings():
@@ -87,7 +88,13 @@ def test_fig3_verdict_states_each_level_as_the_table_shows_it(tmp_path):
     markdown = (tmp_path / "report.md").read_text()
     assert "NOT" not in markdown and "every UCT opponent level" not in markdown
     assert "ahead at 10 (+0.300 vs +0.100); level at 20 (+0.100 vs +0.100); behind at 40 (-0.200 vs +0.100)" in markdown
-    assert "ahead at 1 of 3 levels" in markdown
+    assert "ahead at 1 of 3 levels" in markdown and "lower bound" not in markdown, "evaluations before intervals"
+
+    bounded = [{**row, "ci95_low": row["difference"] - 0.15, "ci95_high": row["difference"] + 0.15} for row in champion]
+    write_report(tmp_path, "tictacmo", SELFPLAY, TRAIN, GATE, evaluation(Fig3Result(8, bounded, control)))
+    markdown = (tmp_path / "report.md").read_text()
+    assert "ahead at 10 (+0.300 (+0.150 to +0.450) vs +0.100)" in markdown
+    assert "Its 95% lower bound is above zero at 1 of 3." in markdown
 
 
 def test_the_champion_is_the_last_promoted_generation():
@@ -103,6 +110,7 @@ def test_summary_metrics_are_a_few_headline_numbers():
         "gate_score": 0.6,
         "elo": 120.0,  # generation 2 holds gen1's network
         "fig3_ahead": 0,
+        "fig3_surely_above_zero": 1,
     }
     oracle = PigOracleResult(
         8, [{"opponent": "optimal", "score": 0.49123}, {"opponent": "hold_at_20", "score": 0.6}], []

@@ -147,9 +147,26 @@ def mean_score(records: list[GameRecord], name: str) -> float:
     return float(np.mean(scores)) if scores else float("nan")
 
 
+def normal_interval(per_game: np.ndarray) -> tuple[float, float, float]:
+    """Mean of per-game values with a normal 95% confidence interval (nan bounds for one game)."""
+    mean = float(per_game.mean())
+    half_width = 1.96 * per_game.std(ddof=1) / np.sqrt(len(per_game)) if len(per_game) > 1 else float("nan")
+    return mean, mean - half_width, mean + half_width
+
+
 def score_interval(records: list[GameRecord], name: str, rival: str) -> dict[str, float]:
     """`pairwise_score` over the games with a normal 95% confidence interval from per-game scores."""
-    per_game = np.array([pairwise_score([r], name, rival) for r in records])
-    half_width = 1.96 * per_game.std(ddof=1) / np.sqrt(len(per_game)) if len(per_game) > 1 else float("nan")
-    mean = float(per_game.mean())
-    return {"score": mean, "ci95_low": mean - half_width, "ci95_high": mean + half_width, "games": len(per_game)}
+    mean, low, high = normal_interval(np.array([pairwise_score([r], name, rival) for r in records]))
+    return {"score": mean, "ci95_low": low, "ci95_high": high, "games": len(records)}
+
+
+def difference_interval(records: list[GameRecord], name: str, rival: str) -> tuple[float, float, float]:
+    """Own mean score minus the rival's (seed 000's fig. 3b), with a normal 95% interval over games: each
+    game gives `name`'s mean score in it less `rival`'s (where every game seats them alike, as fig. 3's
+    seatings do, the mean is `mean_score` less the rival's)."""
+    per_game = [
+        np.mean([r.scores[i] for i, a in enumerate(r.seating) if a == name])
+        - np.mean([r.scores[i] for i, a in enumerate(r.seating) if a == rival])
+        for r in records
+    ]
+    return normal_interval(np.array(per_game))

@@ -11,13 +11,13 @@ from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
 from pipeline.evaluation.sections import Plot, Section, log_levels, plt
-from pipeline.matches.arena import mean_score, seat_permutations
+from pipeline.matches.arena import difference_interval, mean_score, seat_permutations
 
 
 @dataclass
 class Fig3Result:
     simulations: int  # the champion's and the control's budget
-    alphazero: list[dict]  # per opponent level: opponent_rollouts, score, opponent_score, difference, games
+    alphazero: list[dict]  # per level: opponent_rollouts, score, opponent_score, difference, ci95_low/high, games
     control: list[dict]
 
     def to_json(self) -> dict:
@@ -35,11 +35,17 @@ class Fig3Result:
         return cls(data["simulations"], data["fig3a"], data["fig3b_control"]) if data.get("fig3a") else None
 
     def tracked(self):
-        return [
+        differences = [
             (f"{experiment}_diff_vs_uct{row['opponent_rollouts']}", row["difference"], None)
             for experiment, rows in (("fig3a", self.alphazero), ("fig3b_control", self.control))
             for row in rows
         ]
+        lows = [(f"fig3a_diff_low_vs_uct{r['opponent_rollouts']}", r["ci95_low"], None) for r in self.intervals()]
+        return differences + lows
+
+    def intervals(self) -> list[dict]:
+        """The champion's rows that carry an interval (evaluations before intervals were kept have none)."""
+        return [r for r in self.alphazero if "ci95_low" in r]
 
     def rows(self) -> list[dict]:
         return [
@@ -48,13 +54,17 @@ class Fig3Result:
                 "alphazero_score": round(a["score"], 4),
                 "opponent_score_vs_alphazero": round(a["opponent_score"], 4),
                 "alphazero_difference": round(a["difference"], 4),
+                "alphazero_ci95": [round(a[k], 4) for k in ("ci95_low", "ci95_high") if k in a],
                 "control_difference": round(c["difference"], 4),
             }
             for a, c in zip(self.alphazero, self.control)
         ]
 
     def headline(self) -> dict[str, float]:
-        return {"fig3_ahead": sum(r["alphazero_difference"] > r["control_difference"] for r in self.rows())}
+        ahead = {"fig3_ahead": sum(r["alphazero_difference"] > r["control_difference"] for r in self.rows())}
+        if not self.intervals():
+            return ahead
+        return {**ahead, "fig3_surely_above_zero": sum(r["ci95_low"] > 0 for r in self.intervals())}
 
     def sections(self, context: ReportContext) -> list[Section]:
         rows = self.rows()
@@ -68,14 +78,32 @@ class Fig3Result:
         ax.legend()
         a = Plot("fig3a", f"Mean score per game, {games} games per level over every seat permutation.", fig)
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        ax.plot(levels, [r["alphazero_difference"] for r in rows], "o-", label=f"AlphaZero ({simulations} simulations)")
-        ax.plot(levels, [r["control_difference"] for r in rows], "s-", label=f"control UCT ({simulations} simulations)")
+        for experiment, marker, label in ((self.alphazero, "o-", "AlphaZero"), (self.control, "s-", "control UCT")):
+            ax.errorbar(
+                levels,
+                [r["difference"] for r in experiment],
+                yerr=error_bars(experiment),
+                fmt=marker,
+                capsize=3,
+                label=f"{label} ({simulations} simulations)",
+            )
         ax.axhline(0, color="black", linewidth=0.8)
         log_levels(ax, levels)
         ax.set(xlabel="opponent UCT rollouts", ylabel="own score - opponents' score", title="fig. 3b: score difference")
         ax.legend()
-        b = Plot("fig3b", "Own mean score minus the opponents', for the champion and for a control UCT.", fig)
+        b = Plot(
+            "fig3b",
+            "Own mean score minus the opponents', for the champion and for a control UCT; bars: 95% intervals.",
+            fig,
+        )
         return [Section("Seed 000 experiments", verdict(rows, simulations), [a, b], [rows])]
+
+
+def error_bars(rows: list[dict]) -> np.ndarray | None:
+    """Matplotlib's (below, above) distances to each level's interval bounds; None without intervals."""
+    if not all("ci95_low" in r for r in rows):
+        return None
+    return np.array([[r["difference"] - r["ci95_low"], r["ci95_high"] - r["difference"]] for r in rows]).T
 
 
 def verdict(rows: list[dict], simulations: int) -> str:
@@ -84,12 +112,15 @@ def verdict(rows: list[dict], simulations: int) -> str:
     for r in rows:
         mine, control = r["alphazero_difference"], r["control_difference"]
         side = "ahead" if mine > control else "behind" if mine < control else "level"
-        words.append(f"{side} at {r['opponent_rollouts']} ({mine:+.3f} vs {control:+.3f})")
+        interval = " ({:+.3f} to {:+.3f})".format(*r["alphazero_ci95"]) if r["alphazero_ci95"] else ""
+        words.append(f"{side} at {r['opponent_rollouts']} ({mine:+.3f}{interval} vs {control:+.3f})")
     ahead = sum(r["alphazero_difference"] > r["control_difference"] for r in rows)
+    surely = sum(r["alphazero_ci95"][0] > 0 for r in rows if r["alphazero_ci95"])
+    bounds = f" Its 95% lower bound is above zero at {surely} of {len(rows)}." if rows[0]["alphazero_ci95"] else ""
     return (
         f"Score difference against each UCT opponent level, the champion against the control UCT, both at "
         f"{simulations} simulations: {'; '.join(words)}. The champion is ahead at {ahead} of {len(rows)} levels "
-        "(seed 000, fig. 3)."
+        f"(seed 000, fig. 3).{bounds}"
     )
 
 
@@ -114,9 +145,10 @@ def summarise(matches: list[PlannedMatch], simulations: int) -> Fig3Result:
     results: dict[str, list[dict]] = {"fig3a": [], "fig3b_control": []}
     for match in matches:
         subject, opponent = match.agents[0].name, match.agents[1].name
-        mine, theirs = mean_score(match.records, subject), mean_score(match.records, opponent)
-        row = {"opponent_rollouts": match.label, "score": mine, "opponent_score": theirs}
-        results[match.experiment].append({**row, "difference": mine - theirs, "games": len(match.records)})
+        difference, low, high = difference_interval(match.records, subject, opponent)
+        row = {"opponent_rollouts": match.label, "score": mean_score(match.records, subject)}
+        row |= {"opponent_score": mean_score(match.records, opponent), "difference": difference}
+        results[match.experiment].append({**row, "ci95_low": low, "ci95_high": high, "games": len(match.records)})
     return Fig3Result(simulations, results["fig3a"], results["fig3b_control"])
 
 
