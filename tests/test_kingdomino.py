@@ -204,9 +204,24 @@ def test_the_network_sees_the_mover_first():
     planes = GAME.encode(state)
     wheat, forest = TERRAINS.index("W"), TERRAINS.index("F")
     assert planes[forest].sum() == 2 and planes[wheat].sum() == 0  # seat 1 moves: its forest comes first
-    assert planes[3 * 8 + wheat].sum() == 2 and planes[3 * 8 + 6].max() == 1  # seat 0 last, its one crown
-    assert planes[7].sum() == 9 * 7 - 3  # open to seat 1: rows 1-9, columns c-i, less the castle and forest
-    assert np.all(planes[4 * 8 :, 0, 0] == planes[4 * 8 :, 8, 8])  # the draft's planes are constant
+    assert planes[3 * 9 + wheat].sum() == 2 and planes[3 * 9 + 6].max() == 1  # seat 0 last, its one crown
+    assert planes[3 * 9 + 7].tolist() == planes[3 * 9 + wheat].tolist()  # its wheat property holds one crown
+    assert planes[8].sum() == 9 * 7 - 3  # open to seat 1: rows 1-9, columns c-i, less the castle and forest
+    assert np.all(planes[4 * 9 :, 0, 0] == planes[4 * 9 :, 8, 8])  # the draft's planes are constant
+
+
+def test_the_network_reads_each_seats_points_off_its_property_crowns():
+    """Plane 7 of a seat holds each square's property's crowns, so it sums to the seat's points."""
+    lakes = kingdom(GAME, "L1 L L2 ##\nW . G1 G")  # a lake property of 3 crowns, 3 squares; grass 1 x 2
+    planes = GAME.encode(placing(GAME, [lakes], 48))
+    assert planes[7].sum() == GAME.points(lakes) == 3 * 3 + 1 * 2 and planes[7].max() == 3
+    rng, choices = np.random.default_rng(5), random.Random(5)
+    state = GAME.initial_state(rng)
+    while not GAME.is_terminal(state):
+        state, _ = GAME.step(state, choices.choice(GAME.legal_actions(state)), rng)
+        planes, mover = GAME.encode(state), GAME.to_play(state)
+        points = [GAME.points(state.kingdoms[(mover + k) % 4]) for k in range(4)]
+        assert [planes[9 * k + 7].sum() for k in range(4)] == points
 
 
 def test_symmetries_keep_legality_and_scores():

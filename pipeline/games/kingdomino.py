@@ -33,6 +33,8 @@ from pipeline.games.base import IllegalMove, Symmetry
 
 TERRAINS = "WFLGSM"  # wheat field, forest, lake, grassland, swamp, mine: terrain codes 1..6
 CASTLE = 7  # the castle's code in `kingdom_grid` (0 is an empty cell)
+PROPERTY_CROWN_BITS = 6  # a property's crowns in binary digits: the deck holds 39 crowns in all
+PROPERTY_CROWNS_CACHE = 1 << 16  # kingdoms whose property crowns are kept (a few MB)
 DIRECTIONS = "rdlu"  # where the second half lies from the first: right, down, left, up
 FREE = -1  # owner of a domino no king sits on
 _PLACEMENT = re.compile(r"^([a-z])(\d{1,2})([rdlu])$")  # e4r
@@ -133,9 +135,10 @@ class KingdominoGame:
         self.discard = 4 * cells
         self.first_pick = self.discard + 1
         self.num_actions = self.first_pick + self.row_length
-        self._player_planes, self._slot_planes = 8, 14 + num_players
+        self._player_planes, self._slot_planes = 9, 14 + num_players
         planes = num_players * self._player_planes + 2 * self.row_length * self._slot_planes + self.row_length + 2
         self.observation_shape = (planes, self.grid, self.grid)
+        self._property_crowns_cache: dict[Kingdom, list[int]] = {}
         self._init_geometry()
 
     def _init_geometry(self) -> None:
@@ -243,6 +246,30 @@ class KingdominoGame:
             seeds &= ~region
             points += region.bit_count() * ((region & low).bit_count() + 2 * (region & high).bit_count())
         return points
+
+    def _property_crowns(self, kingdom: Kingdom) -> list[int]:
+        """Each square's property's crowns, as PROPERTY_CROWN_BITS bitboards (bit k: the crowns' k-th
+        binary digit). Summed over the grid this is the kingdom's points without bonuses: the network
+        reads the score off it instead of learning to flood-fill properties. Cached: a search meets the
+        same kingdoms over and over (a move changes one), and the flood fill doubled encoding's cost."""
+        cached = self._property_crowns_cache.get(kingdom)
+        if cached is not None:
+            return cached
+        if len(self._property_crowns_cache) >= PROPERTY_CROWNS_CACHE:
+            self._property_crowns_cache.clear()
+        digits = [0] * PROPERTY_CROWN_BITS
+        low, high = kingdom.crowns_low, kingdom.crowns_high
+        for land in kingdom.lands[1:]:
+            seeds = land & (low | high)
+            while seeds:
+                region = self._region(seeds & -seeds, land)
+                seeds &= ~region
+                crowns = (region & low).bit_count() + 2 * (region & high).bit_count()
+                for k in range(PROPERTY_CROWN_BITS):
+                    if crowns >> k & 1:
+                        digits[k] |= region
+        self._property_crowns_cache[kingdom] = digits
+        return digits
 
     def _bonus(self, box: tuple[int, int, int, int], squares: int) -> int:
         top, bottom, left, right = box
@@ -449,19 +476,24 @@ class KingdominoGame:
 
     def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
         """Planes per state, seats in turn order from the mover: per seat 6 terrain planes, its crowns
-        (0-3), and the cells still open to it; then per slot of this row and the next, the domino's 14
-        numbers (constant planes) and its king's seat one-hot; then placing-or-picking, the acting king
-        one-hot, and the rows left in the deck. Whole numbers, so replay keeps them as bytes."""
+        (0-3), each square's property's crowns (the plane's sum is the seat's points), and the cells
+        still open to it; then per slot of this row and the next, the domino's 14 numbers (constant
+        planes) and its king's seat one-hot; then placing-or-picking, the acting king one-hot, and the
+        rows left in the deck. Whole numbers, so replay keeps them as bytes."""
         planes = np.zeros((len(states), *self.observation_shape), dtype=np.float32)
         p, movers, boards = self.num_players, [self.to_play(state) for state in states], []
         for state, mover in zip(states, movers):
             for k in range(p):
                 kingdom = state.kingdoms[(mover + k) % p]
-                boards += [*kingdom.lands[1:], kingdom.crowns_low, kingdom.crowns_high, self._open(kingdom)]
-        cells = self._unpack(boards).reshape(len(states), p, len(TERRAINS) + 3, self.grid, self.grid)
+                boards += [*kingdom.lands[1:], kingdom.crowns_low, kingdom.crowns_high]
+                boards += [*self._property_crowns(kingdom), self._open(kingdom)]
+        boards_per_seat = len(TERRAINS) + 3 + PROPERTY_CROWN_BITS
+        cells = self._unpack(boards).reshape(len(states), p, boards_per_seat, self.grid, self.grid)
         kingdoms = np.empty((len(states), p, self._player_planes, self.grid, self.grid), dtype=np.float32)
-        kingdoms[:, :, : len(TERRAINS)] = cells[:, :, : len(TERRAINS)]
-        kingdoms[:, :, -2] = cells[:, :, -3] + 2.0 * cells[:, :, -2]  # crowns 0-3
+        terrains, crowns, digits = len(TERRAINS), len(TERRAINS) + 2, 2 ** np.arange(PROPERTY_CROWN_BITS)
+        kingdoms[:, :, :terrains] = cells[:, :, :terrains]
+        kingdoms[:, :, terrains] = cells[:, :, terrains] + 2.0 * cells[:, :, terrains + 1]  # crowns 0-3
+        kingdoms[:, :, terrains + 1] = np.einsum("spkrc,k->sprc", cells[:, :, crowns:-1], digits)
         kingdoms[:, :, -1] = cells[:, :, -1]  # open cells
         planes[:, : p * self._player_planes] = kingdoms.reshape(len(states), -1, self.grid, self.grid)
         for out, state, mover in zip(planes, states, movers):
