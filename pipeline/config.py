@@ -257,6 +257,12 @@ class SweepParams(Section):
     objective: Literal["strength", "strength_and_compute"] = "strength"
     pruner: Literal["median", "hyperband", "none"] = "median"
     generations: Int = Field(3, ge=1, description="generations per trial, each with the base params' self-play cost")
+    simulations_per_generation: Int | None = Field(
+        None,
+        ge=1,
+        description="self-play simulations a generation of every trial spends, its games following its game "
+        "length; null: the base params' games rescaled by simulations a move (equal only at equal game lengths)",
+    )
     panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
     games_per_seating: Games = Field(4, ge=1, description="games per seat arrangement against each panel member")
     eval_simulations: Simulations = Field(
@@ -328,6 +334,8 @@ class Params(Section):
                 raise ValueError(f"sweep.space: {path!r} names no single param (expected section.field)")
             if dimension.choices is None and (isinstance(value, bool) or not isinstance(value, int | float)):
                 raise ValueError(f"sweep.space: {path!r} takes choices, not a range")
+        if self.sweep.simulations_per_generation and "selfplay.games" in self.sweep.space:
+            raise ValueError("sweep.space: 'selfplay.games' is set by sweep.simulations_per_generation; tune one")
         return self
 
     @model_validator(mode="after")

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from pipeline.commands import sweep as sweep_command
 from pipeline.config import ConfigError, load_params, parse_params
+from pipeline.games import make_game
 from pipeline.jobs.tracking import tracking_uri
 from pipeline.sweeps import confirmation
 from pipeline.sweeps import storage as sweep_storage
@@ -38,6 +39,7 @@ from pipeline.sweeps.study import (
     versus_baseline,
     with_overrides,
 )
+from pipeline.sweeps.training_loop import train_generations
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
 
@@ -221,6 +223,21 @@ def test_every_trial_spends_the_same_selfplay_evaluations_per_generation(tmp_pat
     assert trial_params(params, {"search.simulations": 2, "selfplay.games": 5}).selfplay.games == 5
 
 
+@pytest.mark.parametrize("simulations", [2, 12])
+def test_a_budget_in_simulations_makes_games_follow_the_game_length(tmp_path, simulations):
+    """Rescaled games equalise simulations only at equal game lengths; with the budget each generation
+    after the first plays the games that bring the sum to the budget so far, whatever the length."""
+    params = trial_params(
+        load_params(tiny_params(tmp_path, simulations_per_generation=600)), {"search.simulations": simulations}
+    )
+    reports = []
+    train_generations(make_game("tictactoe"), params, 3, lambda model, report: reports.append(report), 600)
+    assert reports[0].games == params.selfplay.games, "the first generation plays the rescaled games"
+    for report in reports[1:]:
+        assert abs(report.simulations - 600 * report.generation) < 0.25 * 600
+    assert abs(reports[-1].simulations - 1800) < 0.1 * 1800
+
+
 def test_overrides_reach_top_level_and_nested_params_and_are_validated(tmp_path):
     params = load_params(tiny_params(tmp_path))
     changed = with_overrides(params, {"workers": 2, "search.c_puct": 1.5})
@@ -328,6 +345,10 @@ def test_two_worker_processes_share_one_journal_storage(tmp_path):
         ({"space": {"train.augment": {"low": 0, "high": 1}}}, "'train.augment' takes choices, not a range"),
         ({"space": {"search.c_puct": {"low": 3, "high": 2}}}, "sweep.space.search.c_puct: give low <= high"),
         ({"pruner": "asha"}, "sweep.pruner: unknown value 'asha'"),
+        (
+            {"simulations_per_generation": 500, "space": {"selfplay.games": {"low": 2, "high": 8}}},
+            "'selfplay.games' is set by sweep.simulations_per_generation",
+        ),
     ],
 )
 def test_bad_sweep_params_give_one_line_naming_the_field(tmp_path, sweep, message):

@@ -202,7 +202,7 @@ class Objective:
                 strength = panel_strength(self.game, model, params, self.opponents)
                 last.update(strength, seconds=report.seconds, generations=report.generation)
                 self.bar.set_postfix_str(f"trial {trial.number} gen {report.generation}: {strength['strength']:.3f}")
-                figures = {"simulations": report.simulations, "seconds": report.seconds}
+                figures = {"simulations": report.simulations, "seconds": report.seconds, "games": report.games}
                 figures |= {"policy_loss": report.policy_loss, "value_loss": report.value_loss}
                 run.log_metrics({**strength, **figures}, step=report.generation)
                 if not self.multi:
@@ -211,7 +211,8 @@ class Objective:
                         run.end("KILLED", optuna_state="PRUNED")
                         raise optuna.TrialPruned()
 
-            model = train_generations(self.game, params, params.sweep.generations, on_generation)
+            budget = params.sweep.simulations_per_generation
+            model = train_generations(self.game, params, params.sweep.generations, on_generation, budget)
             with tempfile.TemporaryDirectory() as folder:
                 save_checkpoint(Path(folder) / CHECKPOINT, model, self.game.name)
                 run.log_artifact(Path(folder) / CHECKPOINT)
