@@ -406,6 +406,17 @@ def assert_accounted_for(study, lost, folder: Path, trials: int) -> None:
     assert {r.info.status for r in children} == {"FINISHED", "FAILED"}
 
 
+def test_a_terminated_sweep_exits_with_sigterms_status_not_success(tmp_path):
+    """Lightning turns SIGTERM into exit status 0; `sweep && sweep --confirm` must not go on."""
+    params_path = tiny_params(tmp_path, trials=2, generations=2)
+    storage = storage_url(tmp_path, "sqlite")
+    sweep = start_sweep(params_path, storage)
+    running_trial(open_study(load_params(params_path), open_storage(storage)), sweep)
+    sweep.send_signal(signal.SIGTERM)
+    _, err = sweep.communicate()
+    assert sweep.returncode == 143 and "\nterminated\n" in err.decode()
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "journal"])
 def test_a_worker_killed_mid_trial_leaves_a_trial_that_a_rerun_fails_and_retries_at_once(tmp_path, kind):
     params_path = tiny_params(tmp_path, trials=2, generations=2)

@@ -6,7 +6,10 @@ re-runs no stage of a user's pipeline."""
 from __future__ import annotations
 
 import logging
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 from functools import wraps
 
 from pipeline.atomic import WriteError
@@ -40,12 +43,42 @@ USER_ERRORS = (
 )
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised wherever the process is. Not an Exception, so that no `except Exception` (an
+    Optuna trial, a training loop) carries on after it; and raised by our own handler because
+    Lightning's turns SIGTERM into a SystemExit without a code, exit status 0, so a killed sweep looked
+    finished to `sweep && sweep --confirm`. Lightning calls a handler it finds in place."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
+
+
+@contextmanager
+def sigterm_raises():
+    """SIGTERM raises `Terminated` in here (the main thread only: elsewhere signals cannot be handled),
+    and the handler before it is back afterwards, so a test calling an entry point keeps its own."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def entry_point(main):
     """Run `main(argv)`; a user error prints one line naming what is wrong and exits with status 1,
-    Ctrl-C one line and status 130 (the shell's convention), never a traceback."""
+    Ctrl-C one line and status 130 (the shell's convention), SIGTERM one line and status 143, never a
+    traceback."""
 
     @wraps(main)
     def wrapper(argv: list[str] | None = None) -> None:
+        with sigterm_raises():
+            run(argv)
+
+    def run(argv: list[str] | None) -> None:
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         for noisy in ("pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric", "alembic"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
@@ -58,6 +91,9 @@ def entry_point(main):
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
             sys.exit(130)
+        except Terminated:
+            print("\nterminated", file=sys.stderr)
+            sys.exit(128 + signal.SIGTERM)
 
     return wrapper
 

@@ -41,6 +41,7 @@ from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params, current_path, load_params, parse_params
 from pipeline.games import make_game
+from pipeline.jobs.entry import sigterm_raises
 from pipeline.jobs.tracking import (
     child_run,
     download_run_artifact,
@@ -346,7 +347,8 @@ def _worker_main(args: tuple, errors) -> None:
     is easily lost)."""
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
-        run_worker(*args)
+        with sigterm_raises():  # not Lightning's exit status 0
+            run_worker(*args)
     except BaseException as err:
         errors.send(traceback.format_exception_only(err)[-1].strip())
         raise
