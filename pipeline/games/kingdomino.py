@@ -237,15 +237,18 @@ class KingdominoGame:
                 return region
             region = grown
 
-    def _terrain_points(self, land: int, low: int, high: int) -> int:
-        """Squares times crowns over one terrain's properties; only properties holding a crown score,
-        so the flood fill starts from crowned squares alone."""
-        seeds, points = land & (low | high), 0
+    def _crowned_properties(self, land: int, low: int, high: int):
+        """(property, its crowns) for one terrain's properties that hold a crown (only those score), so
+        the flood fill starts from crowned squares alone."""
+        seeds = land & (low | high)
         while seeds:
             region = self._region(seeds & -seeds, land)
             seeds &= ~region
-            points += region.bit_count() * ((region & low).bit_count() + 2 * (region & high).bit_count())
-        return points
+            yield region, (region & low).bit_count() + 2 * (region & high).bit_count()
+
+    def _terrain_points(self, land: int, low: int, high: int) -> int:
+        """Squares times crowns over one terrain's properties."""
+        return sum(region.bit_count() * crowns for region, crowns in self._crowned_properties(land, low, high))
 
     def _property_crowns(self, kingdom: Kingdom) -> list[int]:
         """Each square's property's crowns, as PROPERTY_CROWN_BITS bitboards (bit k: the crowns' k-th
@@ -260,11 +263,7 @@ class KingdominoGame:
         digits = [0] * PROPERTY_CROWN_BITS
         low, high = kingdom.crowns_low, kingdom.crowns_high
         for land in kingdom.lands[1:]:
-            seeds = land & (low | high)
-            while seeds:
-                region = self._region(seeds & -seeds, land)
-                seeds &= ~region
-                crowns = (region & low).bit_count() + 2 * (region & high).bit_count()
+            for region, crowns in self._crowned_properties(land, low, high):
                 for k in range(PROPERTY_CROWN_BITS):
                     if crowns >> k & 1:
                         digits[k] |= region
