@@ -13,7 +13,7 @@ from pipeline.jobs.entry import entry_point, use_params_machine
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.senet import NetworkShape, deepened, initial_network
+from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes
 from stages import paths
 
 
@@ -35,7 +35,7 @@ def starting_network(game, params):
     """The random network of `network` and `seed`, or, with `warm_start`, a trained one of the same game
     and shape: a run goes on from a shipped champion on a machine where its own folder is gone. A shape
     with more blocks grows the trained network (identity blocks appended): a bigger net goes on from a
-    small one's plateau."""
+    small one's plateau; one from before its game declared constant planes reads them as a vector."""
     if params.warm_start is None:
         return initial_network(game, params)
     shape = NetworkShape.for_game(game, **params.network.model_dump())
@@ -47,14 +47,22 @@ def starting_network(game, params):
     misfits = [
         f"{name}: {value} in the checkpoint, {getattr(shape, name)} asked for"
         for name, value in trained.shape.to_dict().items()
-        if value != getattr(shape, name) and not (name == "blocks" and value < shape.blocks)
+        if value != getattr(shape, name) and not _grows_into(name, value, getattr(shape, name))
     ]
     if misfits:
         raise CheckpointError(
             f"warm_start: {path}: network shape does not match ({'; '.join(misfits)}; only blocks can be added)"
         )
+    if shape.constant_planes != trained.shape.constant_planes:
+        trained = with_constant_planes(trained, shape.constant_planes)
     torch.manual_seed(params.seed)  # the added blocks' first convolutions
     return deepened(trained, shape.blocks)
+
+
+def _grows_into(name: str, trained: int, asked: int) -> bool:
+    """What a warm start can change: more blocks (identity blocks appended), or constant planes read as a
+    vector by a network trained before its game declared them (`with_constant_planes`)."""
+    return (name == "blocks" and trained < asked) or (name == "constant_planes" and trained == 0)
 
 
 if __name__ == "__main__":

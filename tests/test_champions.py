@@ -8,6 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -16,7 +17,8 @@ from pipeline.commands import analyse, match, play
 from pipeline.config import load_params
 from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
-from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, save_checkpoint
+from pipeline.nets.senet import NetworkShape, SENet
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = champions.names()
@@ -145,6 +147,24 @@ def test_a_warm_start_with_more_blocks_grows_the_champion_into_the_same_function
     with torch.no_grad():
         for before, after in zip(shipped(states), started(states), strict=True):
             assert torch.allclose(before, after, atol=1e-6)
+
+
+def test_a_warm_start_from_a_network_before_constant_planes_reads_them_as_a_vector(tmp_path, monkeypatch):
+    """A Kingdomino network trained before the game declared its constant planes (the first runs, the
+    first interim champion) starts a run that reads them as a vector, the same stem off the edge."""
+    game = make_game("kingdomino(players=2)")
+    network = {"blocks": 1, "channels": 8, "se_reduction": 2}
+    torch.manual_seed(0)
+    plain = SENet(NetworkShape(*game.observation_shape, game.num_actions, game.num_players, **network))
+    save_checkpoint(tmp_path / "plain.ckpt", plain, game.name)
+    project = tmp_path / "run"
+    project.mkdir()
+    run_init(project, monkeypatch, game=game.name, network=network, warm_start=str(tmp_path / "plain.ckpt"))
+    started = load_checkpoint(project / "models/best/gen_0.ckpt", game.name)
+    assert started.shape.constant_planes == game.constant_planes > 0
+    planes = torch.from_numpy(game.encode_batch([game.initial_state(np.random.default_rng(0))]))
+    with torch.no_grad():
+        assert torch.allclose(plain.eval().embed(planes)[..., 1:-1, 1:-1], started.embed(planes)[..., 1:-1, 1:-1])
 
 
 def test_the_strength_curve_of_a_warm_start_begins_at_the_compute_on_the_champions_card():

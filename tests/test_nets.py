@@ -13,7 +13,7 @@ from pipeline.games import make_game
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pipeline.nets.module import AlphaZeroModule, alphazero_losses
-from pipeline.nets.senet import NetworkShape, SENet, deepened
+from pipeline.nets.senet import NetworkShape, SENet, deepened, with_constant_planes
 
 
 def small_net(game, blocks=1, channels=16):
@@ -29,7 +29,7 @@ def fixed_batch(game, n=64, seed=0):
     return {"states": states, "policies": policies, "values": values, "generations": np.ones(n, dtype=np.int32)}
 
 
-@pytest.mark.parametrize("name", ["tictacmo", "connect4"])
+@pytest.mark.parametrize("name", ["tictacmo", "connect4", "kingdomino(players=3)"])
 def test_heads_have_one_output_per_action_and_per_seat(name):
     game = make_game(name)
     logits, values = small_net(game)(torch.zeros(5, *game.observation_shape))
@@ -113,6 +113,45 @@ def test_checkpoint_round_trip_keeps_the_weights(tmp_path):
         assert torch.allclose(ours, theirs)
 
 
+def test_constant_planes_are_a_vector_and_a_plain_stem_converts_to_the_same_function_off_the_edge():
+    """Kingdomino's rows, kings and phase are one number over the board: the network reads them as a
+    vector, and a network trained with them convolved becomes one that does, equal on every square the
+    convolution's zero padding did not cut."""
+    game = make_game("kingdomino(players=4)")
+    assert game.constant_planes == 150 and small_net(game).shape.constant_planes == 150
+    torch.manual_seed(0)
+    plain = SENet(NetworkShape(*game.observation_shape, game.num_actions, game.num_players, 1, 16, 4)).eval()
+    converted = with_constant_planes(plain, game.constant_planes).eval()
+    assert converted.shape == small_net(game).shape
+    rng = np.random.default_rng(0)
+    states, state = [], game.initial_state(rng)
+    while not game.is_terminal(state):
+        states.append(state)
+        state = game.step(state, int(rng.choice(game.legal_actions(state))), rng)[0]
+    planes = torch.from_numpy(game.encode_batch(states[::10]))
+    with torch.no_grad():
+        before, after = plain.embed(planes), converted.embed(planes)
+    assert torch.allclose(before[..., 1:-1, 1:-1], after[..., 1:-1, 1:-1], atol=1e-5)
+    assert not torch.allclose(before, after, atol=1e-3)  # the edge differs: a new function there
+    with pytest.raises(ValueError, match="already reads"):
+        with_constant_planes(converted, game.constant_planes)
+
+
+def test_a_checkpoint_from_before_constant_planes_loads_as_the_plain_network(tmp_path):
+    game = make_game("kingdomino(players=2)")
+    torch.manual_seed(0)
+    plain = SENet(NetworkShape(*game.observation_shape, game.num_actions, game.num_players, 1, 8, 4)).eval()
+    save_checkpoint(tmp_path / "net.ckpt", plain, game.name)
+    payload = torch.load(tmp_path / "net.ckpt", weights_only=True)
+    del payload["shape"]["constant_planes"]  # as written before networks read constant planes
+    torch.save(payload, tmp_path / "old.ckpt")
+    loaded = load_checkpoint(tmp_path / "old.ckpt", game.name)
+    assert loaded.shape == plain.shape and loaded.shape.constant_planes == 0
+    x = torch.rand(2, *game.observation_shape)
+    with torch.no_grad():
+        assert all(torch.equal(a, b) for a, b in zip(plain(x), loaded(x)))
+
+
 def test_checkpoint_for_another_game_fails_clearly(tmp_path):
     game = make_game("tictacmo")
     save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
@@ -188,6 +227,8 @@ def test_truncated_checkpoints_and_folders_fail_in_one_line(tmp_path):
         {"shape_field": ("blocks", 0)},
         {"shape_field": ("rows", True)},
         {"shape_field": ("colour", 3)},
+        {"shape_field": ("constant_planes", -1)},
+        {"shape_field": ("constant_planes", 1000)},
         {"game": None},
         {"state_dict": [1, 2]},
     ],
@@ -205,7 +246,7 @@ def test_checkpoint_with_a_damaged_payload_fails_in_one_line(tmp_path, change):
         load_checkpoint(tmp_path / "bad.ckpt")
 
 
-@pytest.mark.parametrize("name", ["tictacmo", "connect4"])
+@pytest.mark.parametrize("name", ["tictacmo", "connect4", "kingdomino(players=2)"])
 def test_frozen_inference_model_matches_the_network(name):
     from pipeline.nets.evaluator import NetworkEvaluator
 

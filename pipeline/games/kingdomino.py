@@ -138,6 +138,7 @@ class KingdominoGame:
         self._player_planes, self._slot_planes = 9, 14 + num_players
         planes = num_players * self._player_planes + 2 * self.row_length * self._slot_planes + self.row_length + 2
         self.observation_shape = (planes, self.grid, self.grid)
+        self.constant_planes = planes - num_players * self._player_planes  # rows, kings, phase: the network's vector
         self._property_crowns_cache: dict[Kingdom, list[int]] = {}
         self._init_geometry()
 

@@ -19,13 +19,22 @@ class NetworkShape:
     blocks: int = 4
     channels: int = 64
     se_reduction: int = 4
+    constant_planes: int = 0  # the input's last planes, each one number over the whole board
+
+    @property
+    def board_planes(self) -> int:
+        return self.in_channels - self.constant_planes
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def for_game(cls, game, blocks: int, channels: int, se_reduction: int) -> NetworkShape:
-        return cls(*game.observation_shape, game.num_actions, game.num_players, blocks, channels, se_reduction)
+        """A game that declares `constant_planes` (its encoding's last planes, constant over the board:
+        Kingdomino's rows of dominoes, kings and phase) has them read as a vector."""
+        constant = getattr(game, "constant_planes", 0)
+        seats = game.num_players
+        return cls(*game.observation_shape, game.num_actions, seats, blocks, channels, se_reduction, constant)
 
 
 class SqueezeExcitation(nn.Module):
@@ -71,7 +80,10 @@ class SENet(nn.Module):
         super().__init__()
         self.shape = shape
         c, cells = shape.channels, shape.rows * shape.cols
-        self.stem = nn.Conv2d(shape.in_channels, c, 3, padding=1, bias=False)
+        self.stem = nn.Conv2d(shape.board_planes, c, 3, padding=1, bias=False)
+        # a plane that is one number everywhere needs no 3x3 kernel: one weight per channel, added
+        # everywhere (Kingdomino's 150 such planes made the convolution cost as much as the tower)
+        self.constant_stem = nn.Linear(shape.constant_planes, c, bias=False) if shape.constant_planes else None
         self.tower = nn.Sequential(
             *[PreActSEBlock(c, shape.se_reduction) for _ in range(shape.blocks)],
             nn.BatchNorm2d(c),
@@ -95,8 +107,15 @@ class SENet(nn.Module):
             nn.Tanh(),
         )
 
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        """The stem: the board planes convolved, plus the constant planes' vector on every square."""
+        if self.constant_stem is None:
+            return self.stem(x)
+        board = self.shape.board_planes
+        return self.stem(x[:, :board]) + self.constant_stem(x[:, board:, 0, 0])[:, :, None, None]
+
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        features = self.tower(self.stem(x))
+        features = self.tower(self.embed(x))
         return self.policy_head(features), self.value_head(features)
 
 
@@ -123,6 +142,23 @@ def deepened(model: SENet, blocks: int) -> SENet:
         weights[f"tower.{index}.body.5.weight"].zero_()
     grown.load_state_dict(weights)
     return grown.train(model.training)
+
+
+def with_constant_planes(model: SENet, constant_planes: int) -> SENet:
+    """`model` (a plain stem) reading its last `constant_planes` input planes as a vector: each output
+    channel's weight for such a plane is the sum of its 3x3 kernel over it, which is what the
+    convolution added on every square but the board's edge (where zero padding cut the kernel). A run
+    goes on from a network trained before the game declared its constant planes."""
+    if model.shape.constant_planes:
+        raise ValueError("constant_planes: the network already reads its constant planes as a vector")
+    shaped = SENet(replace(model.shape, constant_planes=constant_planes))
+    weights = model.state_dict()
+    kernels = weights.pop("stem.weight")
+    board = shaped.shape.board_planes
+    weights["stem.weight"] = kernels[:, :board].clone()
+    weights["constant_stem.weight"] = kernels[:, board:].sum(dim=(2, 3))
+    shaped.load_state_dict(weights)
+    return shaped.train(model.training)
 
 
 def _moved_tower_key(key: str, old_blocks: int, new_blocks: int) -> str:
