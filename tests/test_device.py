@@ -14,14 +14,15 @@ from pipeline.nets.senet import NetworkShape, SENet
 GPU = torch.cuda.is_available()
 
 
-@pytest.fixture
-def network():
-    game = make_game("connect4")
+@pytest.fixture(params=["connect4", "kingdomino(players=2)"])  # Kingdomino: constant planes as a vector
+def network(request):
+    game = make_game(request.param)
     torch.manual_seed(0)
     model = SENet(NetworkShape.for_game(game, blocks=1, channels=8, se_reduction=2)).eval()
-    states = [game.initial_state()]
-    for column in (3, 3, 2):
-        states.append(game.step(states[-1], column)[0])
+    rng = np.random.default_rng(0)
+    states = [game.initial_state(rng)]
+    for _ in range(3):
+        states.append(game.step(states[-1], int(rng.choice(game.legal_actions(states[-1]))), rng)[0])
     yield game, model, states
     use_device("auto")
 
@@ -62,10 +63,10 @@ def test_training_on_a_gpu_lowers_the_loss_and_returns_the_model_to_the_cpu(netw
     samples = {
         "states": (rng.random((n, *game.observation_shape)) < 0.3).astype(np.uint8),
         "policies": rng.dirichlet(np.ones(game.num_actions), size=n).astype(np.float32),
-        "values": rng.choice([-1.0, 1.0], size=(n, 2)).astype(np.float32),
+        "values": rng.choice([-1.0, 1.0], size=(n, game.num_players)).astype(np.float32),
         "generations": np.ones(n, dtype=np.int32),
     }
-    params = parse_params({"game": "connect4", "train": {"epochs": 3}, "generations": [{"gen": 1, "prev": 0}]})
+    params = parse_params({"game": game.name, "train": {"epochs": 3}, "generations": [{"gen": 1, "prev": 0}]})
     result = train_network(game, model, samples, params.train, seed=0, progress=False, device="cuda")
     assert result.epoch_losses[-1]["loss"] < result.epoch_losses[0]["loss"]
     assert next(model.parameters()).device.type == "cpu"
