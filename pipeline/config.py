@@ -127,8 +127,19 @@ class TrainParams(Section):
     replay_window_growth: Int = Field(
         0, ge=0, description="0: the window is `replay_window` from the start; N: 1 generation, one more every N"
     )
-    augment: bool = True
+    augment: bool | Literal["random"] = Field(
+        True,
+        description="true: every sample under every board symmetry each epoch; random: each sample once an"
+        " epoch under a symmetry drawn for it (AlphaGo Zero's: a symmetry count's less training); false: as played",
+    )
     merge_positions: bool = Field(False, description="train on one sample per distinct position, log-weighted")
+
+    @field_validator("augment", mode="before")
+    @classmethod
+    def _augment_choice(cls, value):
+        if value not in (True, False, "random") or type(value) not in (bool, str):
+            raise ValueError(f"expected true, false or random, got {clip(repr(value), 60)}")
+        return value
 
 
 class GateParams(Section):

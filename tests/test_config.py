@@ -33,6 +33,7 @@ def with_(**changes):
             "search.simulations x selfplay.parallel_games: 409,600,000 tree nodes in one worker exceed",
         ),
         (with_(train={"epochs": 2, "lr": 0.1}), "train.lr: unknown key"),
+        (with_(train={"augment": "sometimes"}), "train.augment: expected true, false or random, got 'sometimes'"),
         (with_(generations=[{"gen": 1, "prev": 0}, {"gen": 3, "prev": 2}]), "generations: .*item 1 must be"),
         ({"generations": BASE["generations"]}, "game: required key is missing"),
         (with_(selfplay=yaml.safe_load("games: true")), "selfplay.games: expected a number, got true"),

@@ -9,7 +9,7 @@ from test_nets import fixed_batch, small_net
 from pipeline.config import TrainParams
 from pipeline.games import make_game
 from pipeline.jobs.replay import Augmented, empty_samples, merge_positions, window_generations, windowed
-from pipeline.jobs.train import train_network
+from pipeline.jobs.train import EpochBatches, train_network
 from pipeline.nets.module import alphazero_losses
 
 
@@ -77,6 +77,26 @@ def test_training_merges_positions_only_when_asked(merge):
     result = train_network(game, small_net(game), samples, params, seed=0, progress=False)
     positions = 2 if merge else 20
     assert result.samples == positions * len(game.symmetries())
+
+
+def test_random_augmentation_takes_each_sample_once_an_epoch_under_a_symmetry_drawn_for_it():
+    """`augment: random` (AlphaGo Zero's): an epoch is the samples, not the samples times the symmetries,
+    each under a view drawn from (seed, epoch), so a resumed fit draws the same ones."""
+    sampler = EpochBatches(size=50, batch_size=8, seed=3, views=8)
+    epochs = []
+    for epoch in (0, 1, 0):
+        sampler.epoch = epoch
+        epochs.append(np.concatenate([np.asarray(batch) for batch in sampler]))
+    for indices in epochs:
+        view, sample = np.divmod(indices, 50)
+        assert sorted(sample) == list(range(50)) and view.min() >= 0 and view.max() < 8
+    assert len({*np.divmod(epochs[0], 50)[0]}) > 1  # the views vary between samples
+    assert np.array_equal(epochs[0], epochs[2]) and not np.array_equal(epochs[0], epochs[1])
+
+    game = make_game("connect4")
+    samples = {name: np.concatenate([array] * 5) for name, array in repeated_positions(game).items()}
+    params = TrainParams(epochs=1, batch_size=8, augment="random")
+    assert train_network(game, small_net(game), samples, params, seed=0, progress=False).samples == 20
 
 
 def one_generation_of(game, generation: int) -> dict[str, np.ndarray]:

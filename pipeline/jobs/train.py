@@ -103,7 +103,10 @@ def train_network(
     }
     identity = Symmetry(lambda x: x, np.arange(game.num_actions))
     dataset = Augmented(samples, game.symmetries() if params.augment else [identity])
-    sampler = EpochBatches(len(dataset), params.batch_size, seed)
+    if params.augment == "random":
+        sampler = EpochBatches(dataset.count, params.batch_size, seed, views=len(dataset.symmetries))
+    else:
+        sampler = EpochBatches(len(dataset), params.batch_size, seed)
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
     module = AlphaZeroModule(model, params.learning_rate, params.weight_decay, params.lr_schedule)
     for name in LIGHTNING_NOTICES:
@@ -133,8 +136,8 @@ def train_network(
     return TrainResult(
         policy_loss=last["policy_loss"],
         value_loss=last["value_loss"],
-        samples=len(dataset),
-        samples_per_s=len(dataset) * params.epochs / sum(epoch["seconds"] for epoch in module.history),
+        samples=sampler.size,
+        samples_per_s=sampler.size * params.epochs / sum(epoch["seconds"] for epoch in module.history),
         epoch_losses=module.history,
     )
 
@@ -142,17 +145,22 @@ def train_network(
 class EpochBatches(torch.utils.data.Sampler):
     """Batches of indices in an order drawn from (`seed`, `epoch`), the epoch set by `_SamplerEpoch`
     from the trainer's own count, so a fit resumed at epoch e draws the batches an uncut fit would.
-    (Lightning's `set_epoch` counts differently after a restore.)"""
+    (Lightning's `set_epoch` counts differently after a restore.) With `views` (an `Augmented` set's
+    symmetries), each of the `size` samples comes once an epoch, under a view drawn for it: index
+    view * size + i."""
 
-    def __init__(self, size: int, batch_size: int, seed: int):
-        self.size, self.batch_size, self.seed, self.epoch = size, batch_size, seed, 0
+    def __init__(self, size: int, batch_size: int, seed: int, views: int = 1):
+        self.size, self.batch_size, self.seed, self.views, self.epoch = size, batch_size, seed, views, 0
 
     def __len__(self) -> int:
         return -(-self.size // self.batch_size)
 
     def __iter__(self):
         generator = torch.Generator().manual_seed(self.seed * 1_000_003 + self.epoch)
-        order = torch.randperm(self.size, generator=generator).tolist()
+        order = torch.randperm(self.size, generator=generator)
+        if self.views > 1:
+            order += self.size * torch.randint(self.views, (self.size,), generator=generator)
+        order = order.tolist()
         return (order[i : i + self.batch_size] for i in range(0, self.size, self.batch_size))
 
 
