@@ -13,9 +13,10 @@ import numpy as np
 import torch
 
 from pipeline.games import make_game
+from pipeline.games.kingdomino import TERRAINS
 from pipeline.nets.checkpoint import load_checkpoint
 
-PROPERTY_CROWNS = 7  # a seat's eighth plane: each square's property's crowns, summing to its points
+PROPERTY_CROWNS = len(TERRAINS) + 1  # a seat's plane after its terrains and crowns: its points, square by square
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("checkpoints", nargs="+")
@@ -25,19 +26,20 @@ args = parser.parse_args()
 torch.set_num_threads(1)
 game = make_game("kingdomino(players=4)")
 rng = np.random.default_rng(args.seed)
-states = []
+states, greedy = [], []
 for _ in range(args.games):
     state = game.initial_state(rng)
     while not game.is_terminal(state):
         states.append(state)
-        state = game.step(state, game.greedy_action(state), rng)[0]
+        greedy.append(game.greedy_action(state))
+        state = game.step(state, greedy[-1], rng)[0]
+greedy = np.array(greedy)
 planes = game.encode_batch(states)
 per_seat = (game.observation_shape[0] - game.constant_planes) // game.num_players  # the kingdoms' planes
 seat_points = planes[:, PROPERTY_CROWNS : game.num_players * per_seat : per_seat].sum(axis=(2, 3))
 lead = seat_points[:, 0] - seat_points[:, 1:].mean(axis=1)  # the mover is seat 0 of the network's view
 late = np.array([game.ply(state) for state in states]) > 60
 placing = np.array([state.placing for state in states])
-greedy = np.array([game.greedy_action(state) for state in states])
 legal = np.stack([game.legal_mask(state) for state in states])
 for path in args.checkpoints:
     network = load_checkpoint(path, game.name)

@@ -102,17 +102,18 @@ def _refusal(err: Exception) -> str:
 def _stored_shape(path: Path, shape) -> NetworkShape:
     """The recorded shape; one saved before networks read constant planes as a vector has none (0)."""
     names = [field.name for field in dataclasses.fields(NetworkShape)]
+    sizes = [name for name in names if name != "constant_planes"]
     if isinstance(shape, dict) and "constant_planes" not in shape:
         shape = {**shape, "constant_planes": 0}
     if not (
         isinstance(shape, dict)
         and sorted(shape) == sorted(names)
-        and all(type(value) is int and value >= 1 for name, value in shape.items() if name != "constant_planes")
+        and all(type(shape[name]) is int and shape[name] >= 1 for name in sizes)
         and type(shape["constant_planes"]) is int
         and 0 <= shape["constant_planes"] < shape["in_channels"]
     ):
         raise CheckpointError(
-            f"{path}: damaged checkpoint (shape must give positive integers {', '.join(names[:-1])}"
+            f"{path}: damaged checkpoint (shape must give positive integers {', '.join(sizes)}"
             " and constant_planes from 0 to fewer than in_channels)"
         )
     return NetworkShape(**shape)
