@@ -183,7 +183,14 @@ def test_the_same_seed_plays_the_same_game():
 
 
 @pytest.mark.parametrize(
-    "spec", ["kingdomino(players=2)", "kingdomino(players=3)", "kingdomino", "kingdomino(players=2,size=7)"]
+    "spec",
+    [
+        "kingdomino(players=2)",
+        "kingdomino(players=3)",
+        "kingdomino",
+        "kingdomino(players=2,size=7)",
+        "kingdomino(fit=1)",
+    ],
 )
 def test_random_playouts_score_in_range_and_encode_the_declared_shape(spec):
     game = make_game(spec)
@@ -222,6 +229,37 @@ def test_the_network_reads_each_seats_points_off_its_property_crowns():
         planes, mover = GAME.encode(state), GAME.to_play(state)
         points = [GAME.points(state.kingdoms[(mover + k) % 4]) for k in range(4)]
         assert [planes[9 * k + 7].sum() for k in range(4)] == points
+
+
+def test_fit_planes_hold_the_points_each_rows_domino_would_add_to_each_seat():
+    """With fit=1 each slot also holds, per seat from the mover, its domino's best placement's gain: the
+    greedy player's own reckoning, constant over the board so the network reads it as a vector."""
+    game, plain = make_game("kingdomino(players=2,fit=1)"), make_game("kingdomino(players=2)")
+    wheat = kingdom(game, "W W1 ##")
+    state = placing(game, [wheat, kingdom(game, "## F")], 19)._replace(  # 19 is W1/F
+        order=(1,), next_row=(1, 13, 48), next_owners=(0, -1, -1), placing=False
+    )
+    planes, slot = game.encode(state), 14 + 2 * game.num_players
+    first = game.num_players * 9 + game.row_length * slot  # the next row's first slot
+    gains = [[planes[first + s * slot + 16 + k, 0, 0] for k in range(2)] for s in range(3)]  # after 14 + owner
+    # seat 1 (one forest square, 0 points) moves, so its gains come first, then seat 0's (2 wheat, 1 crown):
+    # W/W: 0 and 4 - 2; W/F: 0 and 3 - 2; W/M3: the mine alone 3, and 3 wheat + the mine 6 - 2
+    assert gains == [[0, 2], [0, 1], [3, 4]]
+    row_gains = planes[game.num_players * 9 + 16 : game.num_players * 9 + 18, 0, 0].tolist()
+    assert row_gains == [1, 4]  # domino 19 (W1/F) in this row: a lone crowned wheat, or 3 wheat x 2 crowns - 2
+    rng = np.random.default_rng(2)
+    state = game.initial_state(rng)
+    while not game.is_terminal(state):
+        with_fit, without = game.encode(state), plain.encode(state)
+        mover, planes = game.to_play(state), with_fit.reshape(len(with_fit), -1)[:, 0]
+        assert np.array_equal(with_fit[: 2 * 9], without[: 2 * 9])  # the kingdoms' planes are unchanged
+        for s, number in enumerate(state.next_row):
+            for k in range(2):
+                seat = state.kingdoms[(mover + k) % 2]
+                alone = placing(game, [seat], number)  # that seat placing this domino, greedily
+                best = game.points(game.step(alone, game.greedy_action(alone))[0].kingdoms[0])
+                assert planes[first + s * slot + 16 + k] == best - game.points(seat)
+        state, _ = game.step(state, game.greedy_action(state), rng)
 
 
 def test_symmetries_keep_legality_and_scores():
@@ -275,11 +313,14 @@ def test_the_spec_round_trips_and_bad_options_are_one_line():
     game = make_game("kingdomino(players=2)")
     assert game.name == "kingdomino(players=2,size=5,middle=0,harmony=0)" and make_game(game.name).name == game.name
     assert make_game("kingdomino(players=2,size=7,middle=1)").num_actions == 4 * 13 * 13 + 1 + 4
+    fit = make_game("kingdomino(players=2,fit=1)")  # fit=0 stays out of the name: older networks' game
+    assert fit.name == "kingdomino(players=2,size=5,middle=0,harmony=0,fit=1)" and make_game(fit.name).name == fit.name
     for spec, complaint in [
         ("kingdomino(players=5)", "players must be 2 to 4"),
         ("kingdomino(size=6)", "size must be 5 or 7"),
         ("kingdomino(players=3,size=7)", "for 2 players"),
         ("kingdomino(harmony=2)", "must be 0 or 1"),
+        ("kingdomino(fit=2)", "must be 0 or 1"),
         ("kingdomino(seats=2)", "unknown option"),
     ]:
         with pytest.raises(ValueError, match=complaint) as error:

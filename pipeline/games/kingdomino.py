@@ -15,6 +15,9 @@ Rules as the published rulebook, with these decisions:
 - Middle Kingdom (`middle=1`): +10 when the castle is the centre of the kingdom's bounding box.
   Harmony (`harmony=1`): +5 for a complete size x size kingdom (complete implies nothing discarded).
 - Ties: the largest property, then the most crowns; still tied, the places are shared.
+- `fit=1` adds an input feature (KataGo's game-specific inputs): for each domino of both rows and each
+  seat, the points its best placement would add to that seat's kingdom, the greedy player's own yardstick.
+  A value head reads placements well but picks badly without it (NOTES, "How well a domino fits").
 
 A kingdom lives on a (2*size-1)^2 grid with the castle in the middle, so any legal kingdom fits
 whichever way it grows. Each terrain is a Python-int bitboard with a spare bit ending every row (as in
@@ -35,6 +38,7 @@ TERRAINS = "WFLGSM"  # wheat field, forest, lake, grassland, swamp, mine: terrai
 CASTLE = 7  # the castle's code in `kingdom_grid` (0 is an empty cell)
 PROPERTY_CROWN_BITS = 6  # a property's crowns in binary digits: the deck holds 39 crowns in all
 PROPERTY_CROWNS_CACHE = 1 << 16  # kingdoms whose property crowns are kept (a few MB)
+FIT_CACHE = 1 << 18  # (kingdom, domino) pairs whose best placement's gain is kept (`fit=1`)
 DIRECTIONS = "rdlu"  # where the second half lies from the first: right, down, left, up
 FREE = -1  # owner of a domino no king sits on
 _PLACEMENT = re.compile(r"^([a-z])(\d{1,2})([rdlu])$")  # e4r
@@ -117,17 +121,18 @@ class KingdominoGame:
 
     margin_scale = 20.0  # a typical gap in points between two players
 
-    def __init__(self, num_players: int = 4, size: int = 5, middle: int = 0, harmony: int = 0):
+    def __init__(self, num_players: int = 4, size: int = 5, middle: int = 0, harmony: int = 0, fit: int = 0):
         if not 2 <= num_players <= 4:
             raise ValueError(f"kingdomino: players must be 2 to 4, got {num_players}")
         if size not in (5, 7):
             raise ValueError(f"kingdomino: size must be 5 or 7, got {size}")
         if size == 7 and num_players != 2:
             raise ValueError(f"kingdomino: size=7 (the Mighty Duel) is for 2 players, got {num_players}")
-        if middle not in (0, 1) or harmony not in (0, 1):
-            raise ValueError(f"kingdomino: middle and harmony must be 0 or 1, got {middle} and {harmony}")
-        self.num_players, self.size, self.middle, self.harmony = num_players, size, middle, harmony
-        self.name = f"kingdomino(players={num_players},size={size},middle={middle},harmony={harmony})"
+        if middle not in (0, 1) or harmony not in (0, 1) or fit not in (0, 1):
+            raise ValueError(f"kingdomino: middle, harmony and fit must be 0 or 1, got {middle}, {harmony} and {fit}")
+        self.num_players, self.size, self.middle, self.harmony, self.fit = num_players, size, middle, harmony, fit
+        # fit=0 stays out of the name, so networks trained before the option still name this game
+        self.name = f"kingdomino(players={num_players},size={size},middle={middle},harmony={harmony}{',fit=1' * fit})"
         self.row_length = 3 if num_players == 3 else 4
         self.deck_size = {2: 24 if size == 5 else 48, 3: 36, 4: 48}[num_players]
         self.grid = 2 * size - 1
@@ -135,11 +140,12 @@ class KingdominoGame:
         self.discard = 4 * cells
         self.first_pick = self.discard + 1
         self.num_actions = self.first_pick + self.row_length
-        self._player_planes, self._slot_planes = 9, 14 + num_players
+        self._player_planes, self._slot_planes = 9, 14 + num_players * (1 + fit)  # features, owner, fit per seat
         planes = num_players * self._player_planes + 2 * self.row_length * self._slot_planes + self.row_length + 2
         self.observation_shape = (planes, self.grid, self.grid)
         self.constant_planes = planes - num_players * self._player_planes  # rows, kings, phase: the network's vector
         self._property_crowns_cache: dict[Kingdom, list[int]] = {}
+        self._fit_cache: dict[tuple[Kingdom, int], int] = {}
         self._init_geometry()
 
     def _init_geometry(self) -> None:
@@ -460,6 +466,19 @@ class KingdominoGame:
                 best_action, best = action, value
         return best_action, best
 
+    def _fit(self, kingdom: Kingdom, number: int) -> int:
+        """The points the domino's best placement adds to the kingdom (0 when it is discarded). Cached: a
+        search meets the same kingdoms and rows over and over, and one placement costs about 0.2 ms."""
+        key = (kingdom, number)
+        cached = self._fit_cache.get(key)
+        if cached is not None:
+            return cached
+        if len(self._fit_cache) >= FIT_CACHE:
+            self._fit_cache.clear()
+        gain = self._best_placement(kingdom, number)[1] - self.points(kingdom)
+        self._fit_cache[key] = gain
+        return gain
+
     def greedy_action(self, state: KingdominoState) -> int:
         """Player-greedy: place where the mover's score rises most; pick the domino whose best placement
         in the mover's kingdom now scores most (the lowest slot of equals)."""
@@ -478,8 +497,9 @@ class KingdominoGame:
         """Planes per state, seats in turn order from the mover: per seat 6 terrain planes, its crowns
         (0-3), each square's property's crowns (the plane's sum is the seat's points), and the cells
         still open to it; then per slot of this row and the next, the domino's 14 numbers (constant
-        planes) and its king's seat one-hot; then placing-or-picking, the acting king one-hot, and the
-        rows left in the deck. Whole numbers, so replay keeps them as bytes."""
+        planes), its king's seat one-hot and, with `fit=1`, its best placement's points in each seat's
+        kingdom; then placing-or-picking, the acting king one-hot, and the rows left in the deck. Whole
+        numbers, so replay keeps them as bytes (but for a fit below 0, which only Middle Kingdom makes)."""
         planes = np.zeros((len(states), *self.observation_shape), dtype=np.float32)
         p, movers, boards = self.num_players, [self.to_play(state) for state in states], []
         for state, mover in zip(states, movers):
@@ -503,6 +523,9 @@ class KingdominoGame:
                     out[base : base + 14] = _FEATURES[number][:, None, None]
                     if owner != FREE:
                         out[base + 14 + (owner - mover) % p] = 1.0
+                    if self.fit:
+                        for k in range(p):
+                            out[base + 14 + p + k] = self._fit(state.kingdoms[(mover + k) % p], number)
                     base += self._slot_planes
                 base += (self.row_length - len(dominoes)) * self._slot_planes
             out[base] = state.placing
