@@ -1,10 +1,11 @@
 """What Kingdomino networks have learnt of the points race, without playing a match: on the positions of
 `--games` player-greedy games (seeded), the correlation of the value head's entry for the mover with the
-mover's points lead over the mean of the others (read off the property-crowns planes), all positions
-and the game's last 3/8 (past ply 60 of 4 players' 96); how often the raw policy picks the greedy player's placement and pick; and, one move
-ahead, how often the move whose resulting position the value head rates best is one of the greedy
-player's best (placements: the most points; picks: the domino whose best placement scores most, the
-correlation of the two ratings alongside). Prints one JSON line per checkpoint.
+mover's points lead over the mean of the others (read off the property-crowns planes), all positions and
+the game's last 3/8 (past ply 60 of 4 players' 96); how often the raw policy picks the greedy player's
+placement and pick; and, one move ahead, how often the move whose resulting position the value head
+rates best is one of the greedy player's best (placements: the most points; picks: the domino whose best
+placement scores most, the correlation of the two ratings alongside). Prints one JSON line per
+checkpoint.
 
 Usage: python benchmarks/kingdomino_value_probe.py CHECKPOINT... [--players 4] [--games 12] [--seed 5]"""
 
