@@ -231,35 +231,51 @@ def test_the_network_reads_each_seats_points_off_its_property_crowns():
         assert [planes[9 * k + 7].sum() for k in range(4)] == points
 
 
-def test_fit_planes_hold_the_points_each_rows_domino_would_add_to_each_seat():
-    """With fit=1 each slot also holds, per seat from the mover, its domino's best placement's gain: the
-    greedy player's own reckoning, constant over the board so the network reads it as a vector."""
+def test_fit_planes_hold_each_free_dominos_gain_per_seat_and_each_seats_pending_gain():
+    """With fit=1 each free domino of the next row also holds its best placement's gain for each seat
+    from the mover (greedy's own reckoning), and each seat the summed gain of the dominoes it holds and
+    has still to place: constant over the board, so the network reads them as a vector."""
     game, plain = make_game("kingdomino(players=2,fit=1)"), make_game("kingdomino(players=2)")
-    wheat = kingdom(game, "W W1 ##")
-    state = placing(game, [wheat, kingdom(game, "## F")], 19)._replace(  # 19 is W1/F
+    slot, seats = 14 + 2 * game.num_players, game.num_players
+    first = seats * 9 + game.row_length * slot  # the next row's first slot
+    pending = game.observation_shape[0] - seats  # the last planes: each seat's pending gain
+
+    def free_gains(planes):
+        return [[planes[first + s * slot + 16 + k, 0, 0] for k in range(seats)] for s in range(game.row_length)]
+
+    wheat, forest = kingdom(game, "W W1 ##"), kingdom(game, "## F")  # 2 points, and 0
+    picking = placing(game, [wheat, forest], 19)._replace(  # 19 is W1/F, placed already
         order=(1,), next_row=(1, 13, 48), next_owners=(0, -1, -1), placing=False
     )
-    planes, slot = game.encode(state), 14 + 2 * game.num_players
-    first = game.num_players * 9 + game.row_length * slot  # the next row's first slot
-    gains = [[planes[first + s * slot + 16 + k, 0, 0] for k in range(2)] for s in range(3)]  # after 14 + owner
-    # seat 1 (one forest square, 0 points) moves, so its gains come first, then seat 0's (2 wheat, 1 crown):
-    # W/W: 0 and 4 - 2; W/F: 0 and 3 - 2; W/M3: the mine alone 3, and 3 wheat + the mine 6 - 2
-    assert gains == [[0, 2], [0, 1], [3, 4]]
-    row_gains = planes[game.num_players * 9 + 16 : game.num_players * 9 + 18, 0, 0].tolist()
-    assert row_gains == [1, 4]  # domino 19 (W1/F) in this row: a lone crowned wheat, or 3 wheat x 2 crowns - 2
+    planes = game.encode(picking)
+    # seat 1 moves, so its gains come first: W/F joins nothing that scores for it, 1 wheat more for
+    # seat 0 (3 - 2); W/M3 the lone mine 3, and 3 wheat + the mine 6 - 2; W/W is seat 0's: no gains
+    assert free_gains(planes) == [[0, 0], [0, 1], [3, 4], [0, 0]]
+    assert planes[pending:, 0, 0].tolist() == [0, 4 - 2]  # seat 0 holds W/W: 4 wheat x 1 crown - 2
+    to_place = picking._replace(order=(0,), placing=True)  # seat 0 has W1/F still to place
+    assert game.encode(to_place)[pending:, 0, 0].tolist() == [(3 * 2 - 2) + (4 - 2), 0]
     rng = np.random.default_rng(2)
     state = game.initial_state(rng)
     while not game.is_terminal(state):
-        with_fit, without = game.encode(state), plain.encode(state)
-        mover, planes = game.to_play(state), with_fit.reshape(len(with_fit), -1)[:, 0]
-        assert np.array_equal(with_fit[: 2 * 9], without[: 2 * 9])  # the kingdoms' planes are unchanged
-        for s, number in enumerate(state.next_row):
-            for k in range(2):
-                seat = state.kingdoms[(mover + k) % 2]
-                alone = placing(game, [seat], number)  # that seat placing this domino, greedily
-                best = game.points(game.step(alone, game.greedy_action(alone))[0].kingdoms[0])
-                assert planes[first + s * slot + 16 + k] == best - game.points(seat)
+        with_fit, without, mover = game.encode(state), plain.encode(state), game.to_play(state)
+        assert np.array_equal(with_fit[: seats * 9], without[: seats * 9])  # the kingdoms' planes are unchanged
+        held = [0] * seats
+        for i, (number, owner) in enumerate(zip(state.row, state.order)):
+            if i > state.king or (i == state.king and state.placing):
+                held[(owner - mover) % seats] += greedy_gain(game, state.kingdoms[owner], number)
+        for s, (number, owner) in enumerate(zip(state.next_row, state.next_owners)):
+            gains = [greedy_gain(game, state.kingdoms[(mover + k) % seats], number) for k in range(seats)]
+            assert free_gains(with_fit)[s] == (gains if owner == -1 else [0] * seats)
+            if owner != -1:
+                held[(owner - mover) % seats] += gains[(owner - mover) % seats]
+        assert with_fit[pending:, 0, 0].tolist() == held
         state, _ = game.step(state, game.greedy_action(state), rng)
+
+
+def greedy_gain(game, seat, number):
+    """The points the greedy player's placement of `number` adds to the kingdom `seat`."""
+    alone = placing(game, [seat], number)
+    return game.points(game.step(alone, game.greedy_action(alone))[0].kingdoms[0]) - game.points(seat)
 
 
 def test_symmetries_keep_legality_and_scores():

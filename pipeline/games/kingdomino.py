@@ -15,9 +15,11 @@ Rules as the published rulebook, with these decisions:
 - Middle Kingdom (`middle=1`): +10 when the castle is the centre of the kingdom's bounding box.
   Harmony (`harmony=1`): +5 for a complete size x size kingdom (complete implies nothing discarded).
 - Ties: the largest property, then the most crowns; still tied, the places are shared.
-- `fit=1` adds an input feature (KataGo's game-specific inputs): for each domino of both rows and each
-  seat, the points its best placement would add to that seat's kingdom, the greedy player's own yardstick.
-  A value head reads placements well but picks badly without it (NOTES, "How well a domino fits").
+- `fit=1` adds input features (KataGo's game-specific inputs) in the greedy player's own reckoning, the
+  points a domino's best placement would add to a kingdom: per seat, the sum over the dominoes it holds
+  and has still to place (so points plus this is a projected score, and a pick changes it by that
+  domino's gain), and for each free domino of the next row, its gain for each seat. A value head
+  reads placements well but picks badly without them (NOTES, "How well a domino fits").
 
 A kingdom lives on a (2*size-1)^2 grid with the castle in the middle, so any legal kingdom fits
 whichever way it grows. Each terrain is a Python-int bitboard with a spare bit ending every row (as in
@@ -140,8 +142,9 @@ class KingdominoGame:
         self.discard = 4 * cells
         self.first_pick = self.discard + 1
         self.num_actions = self.first_pick + self.row_length
-        self._player_planes, self._slot_planes = 9, 14 + num_players * (1 + fit)  # features, owner, fit per seat
+        self._player_planes, self._slot_planes = 9, 14 + num_players * (1 + fit)  # features, owner, free gains
         planes = num_players * self._player_planes + 2 * self.row_length * self._slot_planes + self.row_length + 2
+        planes += num_players * fit  # each seat's pending gain
         self.observation_shape = (planes, self.grid, self.grid)
         self.constant_planes = planes - num_players * self._player_planes  # rows, kings, phase: the network's vector
         self._property_crowns_cache: dict[Kingdom, list[int]] = {}
@@ -479,6 +482,22 @@ class KingdominoGame:
         self._fit_cache[key] = gain
         return gain
 
+    def _pending(self, state: KingdominoState) -> list[int]:
+        """Per absolute seat, the gains (`_fit`) of the dominoes its kings hold and have not placed yet:
+        this row's from the acting king on (its own while it has still to place), and the next row's."""
+        pending = [0] * self.num_players
+        if state.done:
+            return pending
+        held = [
+            (number, owner)
+            for i, (number, owner) in enumerate(zip(state.row, state.order))
+            if i > state.king or (i == state.king and state.placing)
+        ]
+        held += [(number, owner) for number, owner in zip(state.next_row, state.next_owners) if owner != FREE]
+        for number, owner in held:
+            pending[owner] += self._fit(state.kingdoms[owner], number)
+        return pending
+
     def greedy_action(self, state: KingdominoState) -> int:
         """Player-greedy: place where the mover's score rises most; pick the domino whose best placement
         in the mover's kingdom now scores most (the lowest slot of equals)."""
@@ -497,9 +516,10 @@ class KingdominoGame:
         """Planes per state, seats in turn order from the mover: per seat 6 terrain planes, its crowns
         (0-3), each square's property's crowns (the plane's sum is the seat's points), and the cells
         still open to it; then per slot of this row and the next, the domino's 14 numbers (constant
-        planes), its king's seat one-hot and, with `fit=1`, its best placement's points in each seat's
-        kingdom; then placing-or-picking, the acting king one-hot, and the rows left in the deck. Whole
-        numbers, so replay keeps them as bytes (but for a fit below 0, which only Middle Kingdom makes)."""
+        planes), its king's seat one-hot and, with `fit=1` and no king on it, its best placement's points
+        in each seat's kingdom; then placing-or-picking, the acting king one-hot, the rows left in the
+        deck and, with `fit=1`, each seat's pending gain (`_pending`). Whole numbers, so replay keeps
+        them as bytes (but for a gain below 0, which only Middle Kingdom makes)."""
         planes = np.zeros((len(states), *self.observation_shape), dtype=np.float32)
         p, movers, boards = self.num_players, [self.to_play(state) for state in states], []
         for state, mover in zip(states, movers):
@@ -523,7 +543,7 @@ class KingdominoGame:
                     out[base : base + 14] = _FEATURES[number][:, None, None]
                     if owner != FREE:
                         out[base + 14 + (owner - mover) % p] = 1.0
-                    if self.fit:
+                    elif self.fit:
                         for k in range(p):
                             out[base + 14 + p + k] = self._fit(state.kingdoms[(mover + k) % p], number)
                     base += self._slot_planes
@@ -531,6 +551,11 @@ class KingdominoGame:
             out[base] = state.placing
             out[base + 1 + state.king] = 1.0
             out[base + 1 + self.row_length] = len(state.deck) // self.row_length
+            if self.fit:
+                pending = self._pending(state)
+                out[base + 2 + self.row_length :] = np.array([pending[(mover + k) % p] for k in range(p)])[
+                    :, None, None
+                ]
         return planes
 
     def symmetries(self) -> list[Symmetry]:
