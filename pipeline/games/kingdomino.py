@@ -553,9 +553,8 @@ class KingdominoGame:
             out[base + 1 + self.row_length] = len(state.deck) // self.row_length
             if self.fit:
                 pending = self._pending(state)
-                out[base + 2 + self.row_length :] = np.array([pending[(mover + k) % p] for k in range(p)])[
-                    :, None, None
-                ]
+                seats = [pending[(mover + k) % p] for k in range(p)]
+                out[base + 2 + self.row_length :] = np.array(seats, dtype=np.float32)[:, None, None]
         return planes
 
     def symmetries(self) -> list[Symmetry]:
