@@ -43,21 +43,21 @@ placing = np.array([state.placing for state in states])
 legal = np.stack([game.legal_mask(state) for state in states])
 
 
-def yardstick(state, action) -> int:
+def yardstick(state, action, child) -> int:
     """The greedy player's rating of a move: points after a placement, a pick's domino's best placement."""
-    kingdom = state.kingdoms[game.to_play(state)]
+    mover = game.to_play(state)
     if state.placing:
-        return game.points(game.step(state, action)[0].kingdoms[game.to_play(state)])
-    return game._best_placement(kingdom, state.next_row[action - game.first_pick])[1]
+        return game.points(child.kingdoms[mover])
+    return game._best_placement(state.kingdoms[mover], state.next_row[action - game.first_pick])[1]
 
 
 # one move ahead: every decision whose moves the yardstick tells apart, with each move's next position
 choices = []
 for state in states:
     actions = game.legal_actions(state)
-    ratings = np.array([yardstick(state, action) for action in actions], dtype=float)
+    children = [game.step(state, action, np.random.default_rng(0))[0] for action in actions]
+    ratings = np.array([yardstick(state, a, child) for a, child in zip(actions, children)], dtype=float)
     if ratings.std() > 0:
-        children = [game.step(state, action, np.random.default_rng(0))[0] for action in actions]
         choices.append((state.placing, game.to_play(state), children, ratings))
 
 
