@@ -325,6 +325,35 @@ def test_player_greedy_places_for_the_most_points_and_picks_the_best_domino():
     assert GAME.format_move(GAME.greedy_action(taken)) == "p2"
 
 
+BONUS_SPECS = [  # plain, both bonuses, the 7 x 7 Mighty Duel with Middle Kingdom
+    "kingdomino(players=2)",
+    "kingdomino(players=3,middle=1,harmony=1)",
+    "kingdomino(players=2,size=7,middle=1)",
+]
+
+
+@pytest.mark.parametrize("spec", BONUS_SPECS)
+def test_the_best_placement_is_the_best_of_every_placement_stepped(spec):
+    """Greedy's placement and `fit`'s gain are scored from the properties a domino touches: they agree
+    with playing each legal placement and scoring the kingdom, in games half random, half greedy."""
+    game, checked = make_game(spec), 0
+    for seed in range(3):
+        rng, choices = np.random.default_rng(seed), random.Random(seed)
+        state = game.initial_state(rng)
+        while not game.is_terminal(state):
+            if state.placing:
+                seat, actions = state.order[state.king], game.legal_actions(state)
+                after = [game.points(game.step(state, action)[0].kingdoms[seat]) for action in actions]
+                before = game.points(state.kingdoms[seat])
+                assert game.greedy_action(state) == actions[int(np.argmax(after))]
+                assert game._fit(state.kingdoms[seat], state.row[state.king]) == max(after) - before
+                checked += 1
+            greedy = choices.random() < 0.5
+            action = game.greedy_action(state) if greedy else choices.choice(game.legal_actions(state))
+            state, _ = game.step(state, action, rng)
+    assert checked >= 3 * game.deck_size // 2
+
+
 def test_the_spec_round_trips_and_bad_options_are_one_line():
     game = make_game("kingdomino(players=2)")
     assert game.name == "kingdomino(players=2,size=5,middle=0,harmony=0)" and make_game(game.name).name == game.name
