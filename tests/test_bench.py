@@ -48,9 +48,12 @@ def test_games_picks_the_games_measured():
 
 def test_an_unknown_game_is_one_error_line(capsys):
     with pytest.raises(SystemExit):
-        bench.main(["--games", "tictacmo,chess"])
+        bench.main(["--games", "tictacmo,kingdomino(players=4,fit=1),chess"])  # the comma in (...) stays
     assert (
         capsys.readouterr()
         .err.splitlines()[-1]
-        .endswith("error: --games: unknown chess; expected some of tictacmo, connect4, kingdomino(players=4)")
+        .endswith(
+            "error: --games: unknown chess; expected some of tictacmo, connect4, "
+            "kingdomino(players=4), kingdomino(players=4,fit=1)"
+        )
     )
