@@ -23,7 +23,7 @@ from pipeline.games import make_game
 from pipeline.jobs.tracking import tracking_uri
 from pipeline.sweeps import confirmation
 from pipeline.sweeps import storage as sweep_storage
-from pipeline.sweeps.report import write_best_params, write_report
+from pipeline.sweeps.report import compute_lines, write_best_params, write_report
 from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage
 from pipeline.sweeps.study import (
     BASELINE,
@@ -129,6 +129,7 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
     for name in ("history.png", "importances.png", "slices.png", "intermediate.png", "trials.csv"):
         assert (tmp_path / "report" / name).stat().st_size > 0
     assert "dvc exp run -S search.c_puct=" in report.read_text()
+    assert "Compute: 8 generations trained (8 in complete trials)." in report.read_text()  # 4 trials of 2
 
 
 def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_what_survives(tmp_path):
@@ -278,6 +279,20 @@ def test_a_pruned_trial_ends_its_mlflow_run_killed_and_tagged(tmp_path):
     run = client.get_run(children[0].info.run_id)
     assert (run.info.status, run.data.tags["optuna_state"]) == ("KILLED", "PRUNED")
     assert [m.step for m in client.get_metric_history(run.info.run_id, "strength")] == [1]
+
+
+def test_the_report_counts_every_generation_trained_pruned_and_lost_trials_included():
+    """A pruned study is compared with a plain one at equal compute: what a trial spent counts, however it ended."""
+    state = optuna.trial.TrialState
+    trials = [
+        optuna.trial.create_trial(state=state.COMPLETE, value=0.6, intermediate_values={1: 0.5, 2: 0.6}),
+        optuna.trial.create_trial(state=state.PRUNED, intermediate_values={1: 0.1}),
+        optuna.trial.create_trial(state=state.FAIL, intermediate_values={1: 0.3, 2: 0.2}),
+        optuna.trial.create_trial(state=state.FAIL),
+    ]
+    spent = "Compute: 5 generations trained (2 in complete trials, 1 in pruned trials, 2 in failed trials)."
+    assert compute_lines(trials)[-1] == spent
+    assert compute_lines(trials[3:]) == []
 
 
 def test_a_silent_workers_trial_is_failed_after_its_heartbeat_and_retried_with_its_params(tmp_path, monkeypatch):

@@ -154,6 +154,19 @@ def write_plots(study: optuna.Study, out: Path) -> list[tuple[str, str]]:
     return made
 
 
+def compute_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
+    """What the study spent, in generations trained: the yardstick of a pruned against a plain study.
+    A failed or cut-off trial's generations count, since their compute was spent."""
+    label = {optuna.trial.TrialState.FAIL: "failed"}
+    spent = {label.get(state, state.name.lower()): 0 for state in optuna.trial.TrialState}
+    for trial in trials:
+        spent[label.get(trial.state, trial.state.name.lower())] += len(trial.intermediate_values)
+    if not any(spent.values()):
+        return []
+    parts = ", ".join(f"{n} in {state} trials" for state, n in spent.items() if n)
+    return ["", f"Compute: {sum(spent.values())} generations trained ({parts})."]
+
+
 def write_report(study: optuna.Study, params: Params, params_path: Path, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     trials = study.get_trials(deepcopy=False)
@@ -169,6 +182,7 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
         "",
         ", ".join(f"{n} {state}" for state, n in counts.items() if n) or "no trials yet",
     ]
+    lines += compute_lines(trials)
     if trials:
         with atomic_path(out / "trials.csv") as tmp:
             study.trials_dataframe().to_csv(tmp, index=False)
