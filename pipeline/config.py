@@ -283,6 +283,17 @@ class SweepParams(Section):
     confirm: ConfirmParams = ConfirmParams()
 
 
+class TeacherParams(Section):
+    """Generation 0 taught by a player that needs no network: it plays itself, and the network learns its
+    moves (policy) and the games' outcomes (value) before self-play begins (`pipeline/jobs/teacher.py`)."""
+
+    player: str | None = Field(
+        None, description="null: no teacher; a baseline of the player grammar: greedy, mce:50, uct:200, alphabeta:4"
+    )
+    games: Games = Field(2000, ge=1, description="the teacher's games against itself")
+    epochs: Int = Field(4, ge=1, description="passes over them (train's other settings)")
+
+
 class BackendParams(Section):
     """Where matches are played: processes on this machine, or tasks on a Ray cluster. Either plays
     the same games for the same `workers`, so neither setting re-runs a stage."""
@@ -311,6 +322,7 @@ class Params(Section):
     warm_start: str | None = Field(
         None, description="generation 0 from a shipped champion's name or a checkpoint file; None = random"
     )
+    teacher: TeacherParams = TeacherParams()
     network: NetworkParams = NetworkParams()
     value: ValueParams = ValueParams()
     search: SearchParams = SearchParams()
@@ -347,6 +359,12 @@ class Params(Section):
                 raise ValueError(f"sweep.space: {path!r} takes choices, not a range")
         if self.sweep.simulations_per_generation and "selfplay.games" in self.sweep.space:
             raise ValueError("sweep.space: 'selfplay.games' is set by sweep.simulations_per_generation; tune one")
+        return self
+
+    @model_validator(mode="after")
+    def _one_start(self) -> Params:
+        if self.teacher.player is not None and self.warm_start is not None:
+            raise ValueError("teacher.player: generation 0 is taught or warm-started, not both; set one to null")
         return self
 
     @model_validator(mode="after")

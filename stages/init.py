@@ -1,6 +1,7 @@
-"""Stage `init`: the generation-0 network (first best and first candidate), random or warm-started, the
-compute spent to make it, and an empty replay buffer. MLflow's parent run is the setting's, found or
-created by whichever stage logs first (`pipeline/jobs/tracking.py`)."""
+"""Stage `init`: the generation-0 network (first best and first candidate), random, warm-started or taught
+by a player that needs no network (`teacher`), the compute spent to make it, and an empty replay buffer.
+MLflow's parent run is the setting's, found or created by whichever stage logs first
+(`pipeline/jobs/tracking.py`)."""
 
 import torch
 
@@ -11,10 +12,18 @@ from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
 from pipeline.jobs.entry import entry_point, use_params_machine
 from pipeline.jobs.replay import empty_samples, save_samples
+from pipeline.jobs.teacher import teach, teacher_spec
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes
 from stages import paths
+
+
+def checkpoint_sections(params) -> tuple[str, ...]:
+    """What generation 0 depends on, for its checkpoint's provenance hash: a taught one on the teacher
+    and on what its fit and targets read too."""
+    made = ("game", "network", "seed", "warm_start")
+    return made + ("teacher", "train", "value") if params.teacher.player is not None else made
 
 
 @entry_point
@@ -22,11 +31,15 @@ def main(argv):
     remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, paths.START.parent)
     params = load_params()
     game = make_game(params.game)
-    model = starting_network(game, params)  # a warm start that does not fit fails before anything is written
-    start = compute_before(params.warm_start)  # so does one whose run's metrics are unreadable
+    if params.teacher.player is not None:
+        teacher_spec(game, params)  # a teacher the game cannot seat fails before anything is written
+    model = starting_network(game, params)  # so does a warm start that does not fit
+    start = compute_before(params.warm_start)  # and one whose run's metrics are unreadable
     use_params_machine(params)
+    if params.teacher.player is not None:
+        start = teach(game, model, params)
     for path in (paths.best(0), paths.candidate(0)):
-        save_checkpoint(path, model, game.name, params.section_hash("game", "network", "seed", "warm_start"))
+        save_checkpoint(path, model, game.name, params.section_hash(*checkpoint_sections(params)))
     write_json(paths.START, start)
     save_samples(paths.replay(0), empty_samples(game))
 

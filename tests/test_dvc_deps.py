@@ -26,6 +26,7 @@ STAGES = {  # each stage's command-line arguments on a one-generation run
 }
 TINY = {
     "workers": 1,  # every game in the stage's own process, where its params reads are seen
+    "teacher": {"player": "random", "games": 2, "epochs": 1},  # init reads what a taught generation 0 reads
     "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
     "search": {"simulations": 8},
     "selfplay": {"games": 4, "parallel_games": 4},

@@ -62,3 +62,26 @@ class RandomAgent(PositionAgent):
 
     def choose(self, state, rng):
         return int(rng.choice(self.game.legal_actions(state)))
+
+
+class Teaching:
+    """A player whose every move is recorded as a policy target, one-hot: a teacher's games, whose moves a
+    network learns to imitate (`teacher.player`). Its values are the games' outcomes, not a search's, so it
+    offers no root value; anything else (its name, its simulations) is the player's own."""
+
+    root_value = None
+
+    def __init__(self, agent: Agent, num_actions: int):
+        self.agent = agent
+        self.num_actions = num_actions
+
+    def act(self, game_ids):
+        moves = []
+        for action, _ in self.agent.act(game_ids):
+            policy = np.zeros(self.num_actions, dtype=np.float32)
+            policy[action] = 1.0
+            moves.append((action, policy))
+        return moves
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)

@@ -16,6 +16,7 @@ from pipeline.agents import (
     uct_agent,
 )
 from pipeline.agents.alphabeta import AlphaBetaAgent
+from pipeline.agents.base import Teaching
 from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -50,6 +51,7 @@ class AgentSpec:
     epsilon: float = 0.0  # random-move probability of "greedy"
     hold_at: int = 20  # turn total at which "pig_hold" holds
     depth: int = 0  # search depth of "alphabeta"
+    teaching: bool = False  # every move recorded as a one-hot policy target (a teacher's games)
     _frozen: NetworkEvaluator | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -79,6 +81,10 @@ class AgentSpec:
     def build(self, game, stream: int = 0):
         """The agent; `stream` picks an independent random stream for agents with their own
         randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""
+        agent = self._player(game, stream)
+        return Teaching(agent, game.num_actions) if self.teaching else agent
+
+    def _player(self, game, stream: int):
         self._check_kind()  # a kind changed after the spec was made
         if self.kind in ("alphazero", "greedy"):
             evaluator = CachingEvaluator(self._network(game))

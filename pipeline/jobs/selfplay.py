@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline import seeds
-from pipeline.agents.recipes import search_config, selfplay_player
+from pipeline.agents.recipes import selfplay_player
 from pipeline.config import Params
 from pipeline.games.base import rotate_to_mover, to_absolute
 from pipeline.jobs.replay import FIELDS, position_keys
@@ -29,6 +29,7 @@ from pipeline.matches.workers import MatchResult, Workers, match_workers, play_m
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
+from pipeline.search import SearchConfig
 
 
 @dataclass
@@ -90,7 +91,7 @@ def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float
 
 def end_values(game, records: list[GameRecord], params: Params) -> list[np.ndarray]:
     """Each game's outcome under the params' value scheme (absolute seats)."""
-    end_value = search_config(params).end_value(game)
+    end_value = SearchConfig(value_scheme=params.value.scheme, zero_sum=params.value.zero_sum).end_value(game)
     return [end_value(r.final_state) for r in records]
 
 

@@ -1,0 +1,76 @@
+"""Generation 0 taught by a player that needs no network (`teacher.player`: greedy, mce:N, uct:N,
+alphabeta:D): the player's games against itself, its moves as policy targets and each game's outcome
+(under the run's value scheme) as value targets, fitted as a generation's window is.
+
+Why: where a cheap heuristic player exists, self-play from random weights spends its first generations
+learning what it already knows. Kingdomino's player-greedy plays 2,000 2-player games in 9 s, and a
+network fitted on them in minutes scores against greedy what the 2-player run reached after an hour of
+self-play (BENCHMARKS, "A teacher for generation 0"). Self-play goes on from there as from any
+generation 0. The teacher's samples train generation 0 only: the replay buffer starts empty, so the
+generations after it learn from search alone."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from pipeline import seeds
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player
+from pipeline.agents.spec import AgentSpec
+from pipeline.config import ConfigError, Params
+from pipeline.jobs.selfplay import alphazero_targets, end_values, records_to_samples
+from pipeline.jobs.train import train_network
+from pipeline.matches.workers import Workers, play_match
+from pipeline.nets.senet import SENet
+
+SIDE_BY_SIDE = 64  # the teacher's games in flight per worker; fixed, so that no other param changes them
+
+
+def teacher_spec(game, params: Params) -> AgentSpec:
+    """The teacher as a player that records its moves; one ConfigError naming `teacher.player` for a name
+    the grammar does not know or the game cannot seat."""
+    try:
+        player = parse_player(params.teacher.player, BASELINES)
+        spec = baseline_spec(player, "teacher", params.evaluate.c_uct, params.seed)
+        spec.build(game)
+    except ValueError as err:
+        raise ConfigError(f"teacher.player: {err}") from None
+    spec.teaching = True
+    return spec
+
+
+def teach(game, model: SENet, params: Params, progress: bool = True) -> dict:
+    """Fit `model` on the teacher's games; returns the compute spent (self-play simulations, the
+    teacher's own if it searches, and wall hours of its games and the fit), where the strength curve
+    of a taught run begins."""
+    spec = teacher_spec(game, params)
+    started = time.perf_counter()
+    games = params.teacher.games
+    result = play_match(
+        game.name,
+        [spec],
+        [[0] * game.num_players] * games,
+        seeds.teacher_games(params.seed),
+        SIDE_BY_SIDE,
+        Workers.from_params(params),
+        record_policies=True,
+        progress=f"teacher {params.teacher.player}" if progress else None,
+    )
+    targets = alphazero_targets(result.records, end_values(game, result.records, params), root_value_weight=0.0)
+    samples = records_to_samples(game, result.records, 0, targets)
+    played = time.perf_counter() - started
+    fit = train_network(
+        game,
+        model,
+        samples,
+        params.train.model_copy(update={"epochs": params.teacher.epochs}),
+        seed=params.seed,
+        progress=progress,
+        device=params.device,
+    )
+    print(
+        f"teacher {params.teacher.player}: {games} games, {fit.samples} positions in {played:.0f} s; fitted in "
+        f"{params.teacher.epochs} epochs: policy loss {fit.policy_loss:.4f}, value loss {fit.value_loss:.4f}",
+        file=sys.stderr,
+    )
+    return {"simulations": result.simulations.get(spec.name, 0), "hours": (time.perf_counter() - started) / 3600}
