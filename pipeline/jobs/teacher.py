@@ -14,6 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
+import numpy as np
+
 from pipeline import seeds
 from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.spec import AgentSpec
@@ -39,6 +41,17 @@ def teacher_spec(game, params: Params) -> AgentSpec:
     return spec
 
 
+def teacher_samples(game, records: list, params: Params) -> dict:
+    """The samples of the teacher's games, `SIDE_BY_SIDE` games at a time: the planes of all of them at
+    once in float32 would take 12 GB for 2,000 4-player Kingdomino games."""
+    parts = []
+    for i in range(0, len(records), SIDE_BY_SIDE):
+        chunk = records[i : i + SIDE_BY_SIDE]
+        targets = alphazero_targets(chunk, end_values(game, chunk, params), root_value_weight=0.0)
+        parts.append(records_to_samples(game, chunk, 0, targets))
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
 def teach(game, model: SENet, params: Params, progress: bool = True) -> dict:
     """Fit `model` on the teacher's games; returns the compute spent (self-play simulations, the
     teacher's own if it searches, and wall hours of its games and the fit), where the strength curve
@@ -56,8 +69,7 @@ def teach(game, model: SENet, params: Params, progress: bool = True) -> dict:
         record_policies=True,
         progress=f"teacher {params.teacher.player}" if progress else None,
     )
-    targets = alphazero_targets(result.records, end_values(game, result.records, params), root_value_weight=0.0)
-    samples = records_to_samples(game, result.records, 0, targets)
+    samples = teacher_samples(game, result.records, params)
     played = time.perf_counter() - started
     fit = train_network(
         game,
