@@ -3,6 +3,8 @@ by a player that needs no network (`teacher`), the compute spent to make it, and
 MLflow's parent run is the setting's, found or created by whichever stage logs first
 (`pipeline/jobs/tracking.py`)."""
 
+import shutil
+
 import torch
 
 from pipeline import champions
@@ -37,11 +39,12 @@ def main(argv):
     start = compute_before(params.warm_start)  # and one whose run's metrics are unreadable
     use_params_machine(params)
     if params.teacher.player is not None:
-        start = teach(game, model, params)
+        start = teach(game, model, params, resume=paths.saved_fit(0))
     for path in (paths.best(0), paths.candidate(0)):
         save_checkpoint(path, model, game.name, params.section_hash(*checkpoint_sections(params)))
     write_json(paths.START, start)
     save_samples(paths.replay(0), empty_samples(game))
+    shutil.rmtree(paths.saved_fit(0), ignore_errors=True)
 
 
 def starting_network(game, params):

@@ -22,7 +22,7 @@ def selfplay_parts(gen: int) -> Path:
 
 
 def saved_fit(gen: int) -> Path:
-    """The training stage's fit after its last finished epoch, kept only while it runs."""
+    """The training stage's fit (or a taught generation 0's) after its last finished epoch, kept only while it runs."""
     return Path(f"models/candidate/gen_{gen}.fit")
 
 

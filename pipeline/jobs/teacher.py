@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -52,10 +53,11 @@ def teacher_samples(game, records: list, params: Params) -> dict:
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
-def teach(game, model: SENet, params: Params, progress: bool = True) -> dict:
+def teach(game, model: SENet, params: Params, progress: bool = True, resume: Path | None = None) -> dict:
     """Fit `model` on the teacher's games; returns the compute spent (self-play simulations, the
     teacher's own if it searches, and wall hours of its games and the fit), where the strength curve
-    of a taught run begins."""
+    of a taught run begins. With a `resume` folder the fit is saved there after every epoch and goes on
+    from it (the games are seeded, so a stopped stage plays the same ones again)."""
     spec = teacher_spec(game, params)
     started = time.perf_counter()
     games = params.teacher.games
@@ -79,6 +81,7 @@ def teach(game, model: SENet, params: Params, progress: bool = True) -> dict:
         seed=params.seed,
         progress=progress,
         device=params.device,
+        resume=resume,
     )
     print(
         f"teacher {params.teacher.player}: {games} games, {fit.samples} positions in {played:.0f} s; fitted in "
