@@ -86,6 +86,9 @@ class SearchParams(Section):
     gumbel_c_scale: Float = Field(0.1, gt=0, description="gumbel: scale of the completed Q in the improved policy")
     forced_playouts: Float = Field(0.0, ge=0, description="KataGo's k: forced playouts and target pruning; 0 = off")
     precision: Literal["float32", "bfloat16", "int8"] = Field("float32", description="the network arithmetic of search")
+    greedy_playout_weight: Float = Field(
+        0.0, ge=0, le=1, description="leaf value (1 - w) network + w a player-greedy playout's outcome; 0 = off"
+    )
 
 
 class SelfPlayParams(Section):
@@ -381,6 +384,14 @@ class Params(Section):
     def _margin_needs_a_margin(self) -> Params:
         if self.value.scheme == "margin" and not hasattr(make_game(self.game), "margins"):
             raise ValueError(f"value.scheme: game {self.game!r} defines no margin; use win_loss or pairwise_rank")
+        return self
+
+    @model_validator(mode="after")
+    def _playouts_need_a_greedy_player(self) -> Params:
+        if self.search.greedy_playout_weight > 0 and not hasattr(make_game(self.game), "greedy_action"):
+            raise ValueError(
+                f"search.greedy_playout_weight: game {self.game!r} has no player-greedy policy to play out with; set 0"
+            )
         return self
 
     @property

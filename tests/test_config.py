@@ -44,6 +44,11 @@ def with_(**changes):
         (with_(train=yaml.safe_load("learning_rate: .nan")), r"train.learning_rate: .*finite number"),
         (with_(sweep={"space": {"search.c_puct": {"low": 0.5, "high": float("inf")}}}), "sweep.space.*finite"),
         (with_(search={"c_puct": "x" * 1_000_000}), r"search.c_puct: .*\(got 'x{50,56}\.\.\.\)$"),
+        (with_(search={"greedy_playout_weight": 1.5}), "search.greedy_playout_weight: .*less than or equal to 1"),
+        (
+            with_(search={"greedy_playout_weight": 0.5}),
+            "search.greedy_playout_weight: game 'tictacmo' has no player-greedy policy to play out with; set 0",
+        ),
     ],
 )
 def test_bad_params_name_the_field(data, message):
@@ -67,10 +72,11 @@ def test_a_key_left_out_means_the_shipped_value_in_the_schema_and_in_search():
         shipped.search.root,
         shipped.search.precision,
     )
-    assert (search.c_uct, search.value_scheme, search.max_chance_children) == (
+    assert (search.c_uct, search.value_scheme, search.max_chance_children, search.greedy_playout_weight) == (
         shipped.evaluate.c_uct,
         shipped.value.scheme,
         shipped.search.max_chance_children,
+        shipped.search.greedy_playout_weight,
     )
 
 

@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
+from pipeline.search.playouts import greedy_playout
 
 
 def _check_greedy(game) -> None:
@@ -59,6 +60,4 @@ class MonteCarloAgent(PositionAgent):
         return int(legal[int(np.argmax(totals / counts))])
 
     def playout(self, state, rng) -> np.ndarray:
-        while not self.game.is_terminal(state):
-            state, _ = self.game.step(state, self.game.greedy_action(state), rng)
-        return self.game.scores(state)
+        return self.game.scores(greedy_playout(self.game, state, rng))

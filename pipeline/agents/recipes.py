@@ -35,6 +35,7 @@ def search_config(params: Params) -> SearchConfig:
         gumbel_c_scale=s.gumbel_c_scale,
         forced_playouts=s.forced_playouts,
         precision=s.precision,
+        greedy_playout_weight=s.greedy_playout_weight,
     )
 
 

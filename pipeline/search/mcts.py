@@ -23,6 +23,7 @@ from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
 from pipeline.search.kernels import EXPANDED, MISSING, TERMINAL, backup, select_leaves
+from pipeline.search.playouts import check_playouts, mix_playouts
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
@@ -47,6 +48,7 @@ class SearchConfig:
     gumbel_c_scale: float = _SEARCH.gumbel_c_scale  # mctx's default scale
     forced_playouts: float = _SEARCH.forced_playouts  # KataGo's k for forced playouts and target pruning; 0 = off
     precision: str = _SEARCH.precision  # the network's arithmetic when this player searches: float32 | bfloat16 | int8
+    greedy_playout_weight: float = _SEARCH.greedy_playout_weight  # AlphaGo's lambda: playouts.py
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:
         """A finished game's value vector under this config's scheme: the one place it is built."""
@@ -62,12 +64,14 @@ def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 class BatchedSearch:
     def __init__(self, game, evaluator: Evaluator, config: SearchConfig):
+        check_playouts(game, config.greedy_playout_weight)
         self.game = game
         self.evaluator = evaluator
         self.config = config
 
     def _evaluate(self, forest: Forest, nodes: list[int]) -> np.ndarray:
-        """Expand `nodes` with one evaluator call; return their values in absolute seats."""
+        """Expand `nodes` with one evaluator call; return their values in absolute seats, with greedy
+        playouts' outcomes mixed in where the config asks (`playouts.py`)."""
         if not nodes:
             return np.zeros((0, self.game.num_players))
         index = np.asarray(nodes)
@@ -75,6 +79,8 @@ class BatchedSearch:
         forest.priors[index] = masked_softmax(np.asarray(logits, dtype=np.float32), forest.legal[index])
         forest.status[index] = EXPANDED
         absolute = to_absolute(np.asarray(values), forest.players[index])
+        if self.config.greedy_playout_weight > 0:
+            absolute = mix_playouts(forest, nodes, absolute, self.config.greedy_playout_weight)
         forest.raw_values[index] = absolute
         return absolute
 
