@@ -4,10 +4,12 @@ searching at the same wall time a move as its opponents (`match --move-time`), s
 `--opponent` in every other seat (`--first-alone`), every seat order. Prints one JSON line per scheme.
 
 Schemes: the raw policy (1 simulation, no time spent), and search keeping 1, 8 or 64 outcomes per
-draw with seed 001's eviction, or keeping the first 8 draws fixed (`search.chance_outcomes: fixed`).
+draw with seed 001's eviction, or keeping the first 8 draws fixed (`search.chance_outcomes: fixed`);
+and seed 001's eviction with each leaf also judged by a greedy playout through every later draw,
+half and half with the network's value or alone (`search.greedy_playout_weight` 0.5, 1).
 
 Usage: python benchmarks/kingdomino_search.py CHECKPOINT PARAMS [--move-time S] [--opponent mce:0.5s]
-       [--games-per-seating N] [--schemes raw,evict1,evict8,evict64,fixed8]"""
+       [--games-per-seating N] [--schemes raw,evict1,evict8,evict64,fixed8,playouts0.5,playouts1]"""
 
 import argparse
 import contextlib
@@ -26,6 +28,8 @@ SCHEMES = {
     "evict8": {"max_chance_children": 8, "chance_outcomes": "evict"},
     "evict64": {"max_chance_children": 64, "chance_outcomes": "evict"},
     "fixed8": {"max_chance_children": 8, "chance_outcomes": "fixed"},
+    "playouts0.5": {"max_chance_children": 8, "chance_outcomes": "evict", "greedy_playout_weight": 0.5},
+    "playouts1": {"max_chance_children": 8, "chance_outcomes": "evict", "greedy_playout_weight": 1.0},
 }
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
