@@ -23,6 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from pipeline.atomic import atomic_path  # noqa: E402
 from pipeline.evaluation.lineage import run_compute  # noqa: E402
 
 
@@ -85,7 +86,8 @@ def main() -> None:
     axis.legend()
     figure.tight_layout()
     if args.plot:
-        figure.savefig(args.plot, dpi=100)
+        with atomic_path(args.plot) as temporary:  # a cut-off run leaves no half-written picture
+            figure.savefig(temporary, format="png", dpi=100)
 
 
 if __name__ == "__main__":
