@@ -40,7 +40,7 @@ TERRAINS = "WFLGSM"  # wheat field, forest, lake, grassland, swamp, mine: terrai
 CASTLE = 7  # the castle's code in `kingdom_grid` (0 is an empty cell)
 PROPERTY_CROWN_BITS = 6  # a property's crowns in binary digits: the deck holds 39 crowns in all
 PROPERTY_CROWNS_CACHE = 1 << 16  # kingdoms whose property crowns are kept (a few MB)
-FIT_CACHE = 1 << 18  # (kingdom, domino) pairs whose best placement's gain is kept (`fit=1`)
+PLACEMENT_CACHE = 1 << 18  # (kingdom, domino) pairs whose best placement is kept (greedy play, `fit=1`)
 DIRECTIONS = "rdlu"  # where the second half lies from the first: right, down, left, up
 FREE = -1  # owner of a domino no king sits on
 _PLACEMENT = re.compile(r"^([a-z])(\d{1,2})([rdlu])$")  # e4r
@@ -160,7 +160,7 @@ class KingdominoGame:
         self.observation_shape = (planes, self.grid, self.grid)
         self.constant_planes = planes - num_players * self._player_planes  # rows, kings, phase: the network's vector
         self._property_crowns_cache: dict[Kingdom, list[int]] = {}
-        self._fit_cache: dict[tuple[Kingdom, int], int] = {}
+        self._placement_cache: dict[tuple, tuple[int, int]] = {}
         self._init_geometry()
 
     def _init_geometry(self) -> None:
@@ -484,18 +484,21 @@ class KingdominoGame:
                 best_action, best = action, gain
         return best_action, best
 
+    def _best_placement(self, kingdom: Kingdom, number: int) -> tuple[int, int]:
+        """`_placement_gain`, cached: a search meets the same kingdoms and rows over and over, and a greedy
+        king places next round the very domino whose placement it weighed when it picked it. Keyed by
+        plain tuples of ints (the box follows from the lands), which the garbage collector stops tracking."""
+        key = (kingdom.lands, kingdom.crowns_low, kingdom.crowns_high, number)
+        best = self._placement_cache.get(key)
+        if best is None:
+            if len(self._placement_cache) >= PLACEMENT_CACHE:
+                self._placement_cache.clear()
+            best = self._placement_cache[key] = self._placement_gain(kingdom, number)
+        return best
+
     def _fit(self, kingdom: Kingdom, number: int) -> int:
-        """The points the domino's best placement adds to the kingdom (0 when it is discarded). Cached: a
-        search meets the same kingdoms and rows over and over."""
-        key = (kingdom, number)
-        cached = self._fit_cache.get(key)
-        if cached is not None:
-            return cached
-        if len(self._fit_cache) >= FIT_CACHE:
-            self._fit_cache.clear()
-        gain = self._placement_gain(kingdom, number)[1]
-        self._fit_cache[key] = gain
-        return gain
+        """The points the domino's best placement adds to the kingdom (0 when it is discarded)."""
+        return self._best_placement(kingdom, number)[1]
 
     def _pending(self, state: KingdominoState) -> list[int]:
         """Per absolute seat, the gains (`_fit`) of the dominoes its kings hold and have not placed yet:
@@ -518,9 +521,9 @@ class KingdominoGame:
         in the mover's kingdom now scores most (the lowest slot of equals)."""
         kingdom = state.kingdoms[state.order[state.king]]
         if state.placing:
-            return self._placement_gain(kingdom, state.row[state.king])[0]
+            return self._best_placement(kingdom, state.row[state.king])[0]
         free = [slot for slot, owner in enumerate(state.next_owners) if owner == FREE]
-        values = [self._placement_gain(kingdom, state.next_row[slot])[1] for slot in free]
+        values = [self._fit(kingdom, state.next_row[slot]) for slot in free]
         return self.first_pick + free[int(np.argmax(values))]
 
     # --- network view ------------------------------------------------------------------------
