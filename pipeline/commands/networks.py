@@ -42,7 +42,8 @@ def add_params_argument(parser: argparse.ArgumentParser) -> None:
 def network_params(given: str | None, network: str | None, game: str) -> Params:
     """`--params` where given; else `params.yaml` where it exists and plays `game`; else the params that
     trained the network where it names a shipped champion; else the schema's defaults for `game`. So a
-    shipped champion searches as it was trained, in a checkout or outside one."""
+    shipped champion searches as its params say (as it was trained, or better: Kingdomino's adds greedy
+    playouts), in a checkout or outside one."""
     if given:
         return load_params(given)
     local = Path("params.yaml")
