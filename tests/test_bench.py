@@ -17,16 +17,19 @@ def test_each_figure_is_one_row():
         "connect4",
         "cpu_count",
         "device",
+        "kingdomino(players=4,fit=1)",
         "lightning_overhead",
         "threads",
         "tictacmo",
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 7 + 2 * 5
+    assert len(names) == len(set(names)) == 7 + 3 * 5 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
+    assert "kingdomino(players=4,fit=1).playouts_search_sims_per_s" in names
     assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto
-    rates = {f"{game}.{name}": value for game in ("tictacmo", "connect4") for name, value in figures[game].items()}
+    games = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")
+    rates = {f"{game}.{name}": value for game in games for name, value in figures[game].items()}
     rates.update({name: figures[name] for name in ("train_samples_per_s", "bare_loop_samples_per_s", "threads")})
     assert all(math.isfinite(value) and value > 0 for value in rates.values()), rates
     assert math.isfinite(figures["lightning_overhead"])  # a share of the bare loop's time; noise may make it < 0

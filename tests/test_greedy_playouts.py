@@ -9,7 +9,7 @@ import yaml
 
 from pipeline.games import make_game
 from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
-from pipeline.search.playouts import greedy_playout
+from pipeline.search.playouts import greedy_outcomes
 
 
 def late_position(game, seed: int):
@@ -25,13 +25,16 @@ def late_position(game, seed: int):
 def test_a_leaf_is_worth_the_mix_of_the_network_and_one_greedy_playout(weight):
     """The evaluator says 0 for every seat, so a leaf's value is `weight` times the end value of the
     greedy playout drawn from its tree's generator: the same one a fresh generator of that seed plays."""
+    from pipeline.games.values import outcome_value
+
     game = make_game("kingdomino(players=2)")
     state = late_position(game, 0)
     config = SearchConfig(value_scheme="pairwise_rank", greedy_playout_weight=weight)
     forest = Forest(game, 16, end_value=config.end_value(game))
     slot = forest.new_tree(state, np.random.default_rng(7))
     BatchedSearch(game, UniformEvaluator(game), config).prepare_roots(forest, [slot], [False])
-    played = config.end_value(game)(greedy_playout(game, state, np.random.default_rng(7)))
+    scores, margins = greedy_outcomes(game, [state], [np.random.default_rng(7)])
+    played = outcome_value(scores, margins, game.margin_scale, "pairwise_rank")[0]
     assert np.abs(played).max() == 1.0, "the playout reached an end with a winner"
     assert forest.raw_values[forest.roots[slot]].tolist() == (weight * played).tolist()
 

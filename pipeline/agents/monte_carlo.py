@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
-from pipeline.search.playouts import greedy_playout
+from pipeline.search.playouts import greedy_outcomes
 
 
 def _check_greedy(game) -> None:
@@ -50,14 +50,14 @@ class MonteCarloAgent(PositionAgent):
             return legal[0]
         mover = self.game.to_play(state)
         totals, counts = np.zeros(len(legal)), np.zeros(len(legal))
-        deadline, i = time.perf_counter() + self.seconds, 0
-        while i < len(legal) or (time.perf_counter() < deadline if self.seconds > 0 else i < self.playouts):
-            k = i % len(legal)
-            i += 1
-            after, _ = self.game.step(state, legal[k], rng)
-            totals[k] += self.playout(after, rng)[mover]
-            counts[k] += 1
+        deadline, played = time.perf_counter() + self.seconds, 0
+        while played < len(legal) or (time.perf_counter() < deadline if self.seconds > 0 else played < self.playouts):
+            # a round: one playout for each move in turn (the last round of a fixed budget, the first few),
+            # played in one batch
+            tried = len(legal) if self.seconds > 0 or played < len(legal) else min(len(legal), self.playouts - played)
+            afters = [self.game.step(state, legal[k], rng)[0] for k in range(tried)]
+            scores, _ = greedy_outcomes(self.game, afters, [rng] * tried)
+            totals[:tried] += scores[:, mover]
+            counts[:tried] += 1
+            played += tried
         return int(legal[int(np.argmax(totals / counts))])
-
-    def playout(self, state, rng) -> np.ndarray:
-        return self.game.scores(greedy_playout(self.game, state, rng))

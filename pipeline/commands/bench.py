@@ -32,14 +32,16 @@ from pipeline.threads import follow_free_cores, use_threads
 
 # game: (SE blocks, channels, self-play games per batch of `--batch`): the 4x64 SENet that was the
 # Tic-Tac-Mo default until issue 13 (kept so figures compare across sessions); the 5x64 SENet of issue
-# 3's Connect-4 targets; the 4x32 SENet of examples/kingdomino.yaml, whose 96-ply games get an eighth.
+# 3's Connect-4 targets; the 4x32 SENet of examples/kingdomino.yaml, whose 96-ply games get a quarter.
 GAMES = {
     "tictacmo": (4, 64, 1.0),
     "connect4": (5, 64, 0.5),
-    "kingdomino(players=4)": (4, 32, 0.125),
-    "kingdomino(players=4,fit=1)": (4, 32, 0.125),  # as examples/kingdomino.yaml plays it
+    "kingdomino(players=4)": (4, 32, 0.25),
+    "kingdomino(players=4,fit=1)": (4, 32, 0.25),  # as examples/kingdomino.yaml plays it
 }
-DEFAULT_GAMES = ("tictacmo", "connect4")
+DEFAULT_GAMES = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")
+PLAYOUT_WEIGHT = 0.5  # games with a greedy player are measured again searching with greedy playouts, as
+# examples/kingdomino.yaml self-plays
 
 
 def _model(game_name: str) -> tuple:
@@ -84,6 +86,21 @@ def network_positions_per_s(
     return best
 
 
+def greedy_playouts_per_s(game, seconds: float, batch: int = 64) -> float:
+    """Greedy playouts to the end from random early positions, `batch` a call (as search asks for a
+    batch of leaves), a second."""
+    from pipeline.search.playouts import greedy_outcomes
+
+    states = _random_positions(game, batch)
+    rngs = [np.random.default_rng(i) for i in range(batch)]
+    greedy_outcomes(game, states[:1], rngs[:1])  # warm-up (compiled kernels load)
+    played, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        greedy_outcomes(game, states, rngs)
+        played += batch
+    return played / (time.perf_counter() - started)
+
+
 def selfplay_figures(
     game_name: str,
     model,
@@ -93,6 +110,7 @@ def selfplay_figures(
     backend: str = "pool",
     precision: str = "float32",
     device: str = "auto",
+    playout_weight: float = 0.0,
 ) -> dict:
     game = make_game(game_name)
     params = parse_params(
@@ -101,7 +119,7 @@ def selfplay_figures(
             "workers": workers,
             "device": device,
             "backend": {"kind": backend},
-            "search": {"precision": precision},
+            "search": {"precision": precision, "greedy_playout_weight": playout_weight},
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
         }
@@ -194,6 +212,14 @@ def run(
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
         }
+        if hasattr(game, "greedy_action"):  # searched with greedy playouts at the leaves too
+            mixed = selfplay_figures(name, model, count, batch, workers, backend, precision, device, PLAYOUT_WEIGHT)
+            figures[name] |= {
+                "greedy_playouts_per_s": greedy_playouts_per_s(game, seconds=network_seconds),
+                "playouts_search_sims_per_s": mixed["sims_per_s"],
+                "playouts_selfplay_games_per_min": mixed["games_per_min"],
+                "playouts_to_plain_selfplay": mixed["games_per_min"] / play["games_per_min"],
+            }
     train = training_figures(steps=train_steps, device=device)
     figures["train_samples_per_s"] = train["train_samples_per_s"]
     figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]

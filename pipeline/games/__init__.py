@@ -12,7 +12,7 @@ import re
 
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect import ConnectGame
-from pipeline.games.kingdomino import KingdominoGame
+from pipeline.games.kingdomino_compiled import CompiledKingdomino
 from pipeline.games.pig import PigGame
 
 _GAMES = {
@@ -21,7 +21,7 @@ _GAMES = {
     "connect4": lambda: ConnectGame("connect4", rows=6, cols=7, k=4, num_players=2, gravity=True),
     "connect3x3": lambda: ConnectGame("connect3x3", rows=6, cols=7, k=3, num_players=3, gravity=True),
     "pig": lambda players=2, goal=100: PigGame(players, goal),
-    "kingdomino": lambda players=4, size=5, middle=0, harmony=0, fit=0: KingdominoGame(
+    "kingdomino": lambda players=4, size=5, middle=0, harmony=0, fit=0: CompiledKingdomino(
         players, size, middle, harmony, fit
     ),
 }

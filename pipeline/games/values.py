@@ -19,33 +19,46 @@ SCHEMES = ("win_loss", "pairwise_rank", "margin")
 
 
 def pairwise_points(scores: np.ndarray) -> np.ndarray:
-    """Per seat, points from every other seat: 1 if ahead, 0.5 if tied, 0 if behind."""
-    diff = scores[:, None] - scores[None, :]
+    """Per seat (last axis), points from every other seat: 1 if ahead, 0.5 if tied, 0 if behind."""
+    diff = scores[..., :, None] - scores[..., None, :]
     points = np.where(diff > 0, 1.0, np.where(diff == 0, 0.5, 0.0))
-    return points.sum(axis=1) - 0.5  # drop the seat's tie with itself
+    return points.sum(axis=-1) - 0.5  # drop the seat's tie with itself
 
 
 def margin_points(scores: np.ndarray, margins: np.ndarray, scale: float) -> np.ndarray:
-    gap = np.clip((margins[:, None] - margins[None, :]) / scale, -1.0, 1.0)
-    diff = scores[:, None] - scores[None, :]
+    gap = np.clip((margins[..., :, None] - margins[..., None, :]) / scale, -1.0, 1.0)
+    diff = scores[..., :, None] - scores[..., None, :]
     rank = np.where(diff > 0, 1.0, np.where(diff == 0, 0.5, 0.0))
     points = 0.5 * rank + 0.5 * (0.5 + 0.5 * gap)
-    return points.sum(axis=1) - 0.5
+    return points.sum(axis=-1) - 0.5
 
 
-def terminal_value(game, state, scheme: str = "win_loss", zero_sum: bool = False) -> np.ndarray:
-    scores = np.asarray(game.scores(state), dtype=np.float64)
-    seats = len(scores)
+def outcome_value(
+    scores: np.ndarray,
+    margins: np.ndarray | None,
+    margin_scale: float,
+    scheme: str = "win_loss",
+    zero_sum: bool = False,
+) -> np.ndarray:
+    """Value vectors (last axis: seats) of finished games from their score vectors and, for `margin`,
+    their margins: what `terminal_value` gives, for many games at once (greedy playouts)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    seats = scores.shape[-1]
     if scheme == "win_loss":
         value = scores
     elif scheme == "pairwise_rank":
         value = 2.0 * pairwise_points(scores) / (seats - 1) - 1.0
     elif scheme == "margin":
-        margins = np.asarray(game.margins(state), dtype=np.float64)
-        value = 2.0 * margin_points(scores, margins, game.margin_scale) / (seats - 1) - 1.0
+        margins = np.asarray(margins, dtype=np.float64)
+        value = 2.0 * margin_points(scores, margins, margin_scale) / (seats - 1) - 1.0
     else:
         raise ValueError(f"unknown value scheme {scheme!r}; expected one of {', '.join(SCHEMES)}")
     if zero_sum:
-        value = value - value.mean()
-        value = value / max(1.0, float(np.abs(value).max()))
+        value = value - value.mean(axis=-1, keepdims=True)
+        value = value / np.maximum(1.0, np.abs(value).max(axis=-1, keepdims=True))
     return value
+
+
+def terminal_value(game, state, scheme: str = "win_loss", zero_sum: bool = False) -> np.ndarray:
+    margins = game.margins(state) if scheme == "margin" else None
+    return outcome_value(game.scores(state), margins, getattr(game, "margin_scale", 1.0), scheme, zero_sum)

@@ -80,7 +80,7 @@ class BatchedSearch:
         forest.status[index] = EXPANDED
         absolute = to_absolute(np.asarray(values), forest.players[index])
         if self.config.greedy_playout_weight > 0:
-            absolute = mix_playouts(forest, nodes, absolute, self.config.greedy_playout_weight)
+            absolute = mix_playouts(forest, nodes, absolute, self.config)
         forest.raw_values[index] = absolute
         return absolute
 

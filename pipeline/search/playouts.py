@@ -14,12 +14,26 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.games.values import outcome_value
+
 
 def greedy_playout(game, state: Any, rng: np.random.Generator) -> Any:
     """The finished game reached from `state` by the game's `greedy_action` in every seat."""
     while not game.is_terminal(state):
         state, _ = game.step(state, game.greedy_action(state), rng)
     return state
+
+
+def greedy_outcomes(game, states: list, rngs: list) -> tuple[np.ndarray, np.ndarray | None]:
+    """(scores, margins) of one greedy playout from each state, each drawing from its generator in
+    `rngs`: the game's compiled `greedy_outcomes` where it has one (Kingdomino), else played out here
+    (margins None for a game without them)."""
+    if hasattr(game, "greedy_outcomes"):
+        return game.greedy_outcomes(states, rngs)
+    finals = [greedy_playout(game, state, rng) for state, rng in zip(states, rngs)]
+    scores = np.stack([game.scores(final) for final in finals])
+    margins = np.stack([game.margins(final) for final in finals]) if hasattr(game, "margins") else None
+    return scores, margins
 
 
 def check_playouts(game, weight: float) -> None:
@@ -30,13 +44,14 @@ def check_playouts(game, weight: float) -> None:
         )
 
 
-def mix_playouts(forest, nodes: list[int], values: np.ndarray, weight: float) -> np.ndarray:
-    """(1 - weight) `values` + weight the end value of one greedy playout from each node's state, all in
-    absolute seats; each playout draws from its tree's generator."""
-    outcomes = np.stack(
-        [
-            forest.end_value(greedy_playout(forest.game, forest.states[node], forest.rngs[node // forest.capacity]))
-            for node in nodes
-        ]
-    )
+def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.ndarray:
+    """(1 - weight) `values` + weight the end value (the config's value scheme) of one greedy playout
+    from each node's state, all in absolute seats; each playout draws from its tree's generator."""
+    game = forest.game
+    states = [forest.states[node] for node in nodes]
+    scores, margins = greedy_outcomes(game, states, [forest.rngs[node // forest.capacity] for node in nodes])
+    outcomes = outcome_value(
+        scores, margins, getattr(game, "margin_scale", 1.0), config.value_scheme, config.zero_sum
+    )  # fmt: skip
+    weight = config.greedy_playout_weight
     return (1 - weight) * values + weight * outcomes

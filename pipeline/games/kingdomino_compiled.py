@@ -1,0 +1,124 @@
+"""Kingdomino with its hot paths compiled (`kingdomino_kernels.py`): the game `make_game` builds.
+
+The rules, states and move text stay the reference's (`kingdomino.py`, pure Python, kept as the
+specification the kernels are tested against); the greedy player, greedy playouts, the final
+standings and the network's planes run compiled over an int8 copy of each kingdom, made once per
+kingdom and cached (a search meets the same kingdoms over and over: a move changes one).
+
+Greedy playouts draw their rows from a stream of their own, seeded by one number from the tree's
+generator, where the reference draws each row from the generator: the same seed gives the same games,
+but not the reference's games (BENCHMARKS, "Kingdomino compiled").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pipeline.games import kingdomino_kernels as kernels
+from pipeline.games.kingdomino import _FEATURES, CASTLE, FREE, Kingdom, KingdominoGame, KingdominoState
+
+KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
+SEED_BOUND = 1 << 62  # a playout's seed is drawn below this
+
+
+class CompiledKingdomino(KingdominoGame):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._rows: dict[Kingdom, np.ndarray] = {}
+        self._terrain_codes = np.array([CASTLE, *range(1, 7)], dtype=np.int8)
+        self._flags = (self.size, self.middle, self.harmony)
+
+    # --- the kernels' view of a state ---------------------------------------------------------
+    def kingdom_row(self, kingdom: Kingdom) -> np.ndarray:
+        """The kernels' int8 row of a kingdom: terrain codes, crowns, box (read-only, cached)."""
+        row = self._rows.get(kingdom)
+        if row is None:
+            if len(self._rows) >= KINGDOM_CACHE:
+                self._rows.clear()
+            bits = self._unpack([*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high])
+            terrain = self._terrain_codes @ bits[:7].astype(np.int8)
+            crowns = bits[7].astype(np.int8) + 2 * bits[8].astype(np.int8)
+            row = np.concatenate([terrain, crowns, np.array(kingdom.box, dtype=np.int8)])
+            row.flags.writeable = False
+            self._rows[kingdom] = row
+        return row
+
+    def header(self, state: KingdominoState) -> list[int]:
+        """The kernels' header of a state (`kingdomino_kernels.HEADER` ints)."""
+        pad = (0, 0, 0, 0)
+        return [
+            *(state.row + pad)[:4], len(state.row), *(state.order + pad)[:4],
+            *(state.next_row + pad)[:4], len(state.next_row), *(state.next_owners + pad)[:4],
+            state.king, int(state.placing), int(state.done), len(state.deck),
+        ]  # fmt: skip
+
+    def _arrays(self, states: list[KingdominoState]) -> tuple[np.ndarray, np.ndarray]:
+        rows = [self.kingdom_row(k) for state in states for k in state.kingdoms]
+        kingdoms = np.stack(rows).reshape(len(states), self.num_players, -1)
+        return kingdoms, np.array([self.header(s) for s in states], dtype=np.int64)
+
+    # --- compiled paths ---------------------------------------------------------------------------
+    def legal_mask(self, state: KingdominoState) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        if state.done:
+            return mask
+        if not state.placing:
+            mask[[self.first_pick + slot for slot, owner in enumerate(state.next_owners) if owner == FREE]] = True
+            return mask
+        kingdom = self.kingdom_row(state.kingdoms[state.order[state.king]])
+        if not kernels.placement_mask(kingdom, state.row[state.king], self.size, mask):
+            mask[self.discard] = True
+        return mask
+
+    def legal_actions(self, state: KingdominoState) -> list[int]:
+        return np.flatnonzero(self.legal_mask(state)).tolist()
+
+    def _is_legal(self, state: KingdominoState, action: int) -> bool:
+        return 0 <= action < self.num_actions and bool(self.legal_mask(state)[action])
+
+    def greedy_action(self, state: KingdominoState) -> int:
+        kingdoms, headers = self._arrays([state])
+        placement, slot = kernels.greedy_move(kingdoms[0], headers[0], *self._flags)
+        if state.placing:
+            return self.discard if placement < 0 else int(placement)
+        return self.first_pick + int(slot)
+
+    def greedy_outcomes(self, states: list[KingdominoState], rngs: list) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, points) per state of one greedy playout to the end: `scores` as `scores` gives a
+        finished game's, `points` as `margins`. Each playout's draws come from its generator in
+        `rngs` (one number each; None: the deck's own order, as the reference without one)."""
+        kingdoms, headers = self._arrays(states)
+        kingdoms = kingdoms.copy()
+        decks = np.zeros((len(states), 48), dtype=np.int64)
+        for deck, state in zip(decks, states):
+            deck[: len(state.deck)] = state.deck
+        seeds = np.array([-1 if rng is None else int(rng.integers(SEED_BOUND)) for rng in rngs], dtype=np.int64)
+        ranks = np.zeros((len(states), self.num_players, 3), dtype=np.int64)
+        kernels.greedy_playouts(kingdoms, headers, decks, seeds, *self._flags, self.row_length, ranks)
+        return self.standings(ranks), ranks[:, :, 0].astype(np.float64)
+
+    def ranks(self, state: KingdominoState) -> np.ndarray:
+        """Per seat (points, largest property, crowns)."""
+        out = np.zeros((self.num_players, 3), dtype=np.int64)
+        kernels.ranks(np.stack([self.kingdom_row(k) for k in state.kingdoms]), *self._flags, out)
+        return out
+
+    def scores(self, state: KingdominoState) -> np.ndarray:
+        return self.standings(self.ranks(state)[None])[0]
+
+    def margins(self, state: KingdominoState) -> np.ndarray:
+        return self.ranks(state)[:, 0].astype(np.float64)
+
+    def standings(self, ranks: np.ndarray) -> np.ndarray:
+        """`scores` from (games, players, 3) ranks: each seat's pairwise standing against every other
+        (1 ahead, 0.5 tied, 0 behind; ranked by points, then largest property, then crowns), in [-1, 1]."""
+        key = (ranks[:, :, 0] * 64 + ranks[:, :, 1]) * 64 + ranks[:, :, 2]  # each is below 64 but points
+        diff = key[:, :, None] - key[:, None, :]
+        wins = np.where(diff > 0, 1.0, np.where(diff == 0, 0.5, 0.0)).sum(axis=2) - 0.5
+        return (2.0 * wins / (self.num_players - 1) - 1.0).astype(np.float32)
+
+    def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
+        kingdoms, headers = self._arrays(states)
+        planes = np.zeros((len(states), self.observation_shape[0], self.grid * self.grid), dtype=np.float32)
+        kernels.encode(kingdoms, headers, _FEATURES, *self._flags, self.fit, self.row_length, planes)
+        return planes.reshape(len(states), *self.observation_shape)

@@ -1,0 +1,83 @@
+"""The compiled Kingdomino (`kingdomino_compiled.py`) against the pure-Python reference
+(`kingdomino.py`): the same legal moves, greedy choices, planes, playouts and standings in every variant,
+over games that mix random and greedy moves (thousands more: benchmarks/kingdomino_compiled_check.py)."""
+
+import random
+
+import numpy as np
+import pytest
+
+from pipeline.games import make_game
+from pipeline.games.kingdomino import KingdominoGame
+from pipeline.games.kingdomino_compiled import CompiledKingdomino
+from pipeline.search.playouts import greedy_outcomes, greedy_playout
+
+# (players, size, middle, harmony, fit): every player count, the Mighty Duel, each bonus, the fit planes
+VARIANTS = [(4, 5, 0, 0, 1), (4, 5, 1, 0, 0), (3, 5, 1, 1, 1), (3, 5, 0, 0, 0), (2, 5, 0, 1, 1), (2, 7, 1, 1, 1)]
+
+
+def positions(game, games: int, seed: int):
+    """Every position of `games` games whose moves are greedy or random, half and half."""
+    rng, choices = np.random.default_rng(seed), random.Random(seed)
+    for _ in range(games):
+        state = game.initial_state(rng)
+        while not state.done:
+            yield state
+            greedy = choices.random() < 0.5
+            state, _ = game.step(
+                state, game.greedy_action(state) if greedy else choices.choice(game.legal_actions(state)), rng
+            )
+        yield state
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_compiled_rules_agree_with_the_reference_on_every_position(variant):
+    reference, compiled = KingdominoGame(*variant), CompiledKingdomino(*variant)
+    finished = 0
+    for state in positions(reference, 6, seed=sum(variant)):
+        if state.done:
+            assert compiled.scores(state).tolist() == reference.scores(state).tolist()
+            assert compiled.margins(state).tolist() == reference.margins(state).tolist()
+            finished += 1
+            continue
+        assert compiled.legal_actions(state) == reference.legal_actions(state)
+        assert compiled.greedy_action(state) == reference.greedy_action(state)
+        assert np.array_equal(compiled.encode_batch([state])[0], reference.encode(state))
+        illegal = next(a for a in range(reference.num_actions) if not reference.legal_mask(state)[a])
+        assert not compiled._is_legal(state, illegal)
+    assert finished == 6
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_compiled_playout_ends_where_the_reference_greedy_playout_ends(variant):
+    """Without a generator both draw the deck's rows in its order, so the ends must be the same."""
+    reference, compiled = KingdominoGame(*variant), CompiledKingdomino(*variant)
+    states = list(positions(reference, 2, seed=7))[::5]
+    scores, margins = compiled.greedy_outcomes(states, [None] * len(states))
+    for state, score, margin in zip(states, scores, margins):
+        end = greedy_playout(reference, state, None)
+        assert score.tolist() == reference.scores(end).tolist()
+        assert margin.tolist() == reference.margins(end).tolist()
+
+
+def test_a_batch_of_planes_is_each_state_encoded_alone():
+    game = make_game("kingdomino(players=4,fit=1)")
+    states = list(positions(game, 1, seed=3))[:-1]
+    together = game.encode_batch(states)
+    assert all(np.array_equal(together[i], game.encode_batch([s])[0]) for i, s in enumerate(states))
+
+
+def test_playouts_follow_their_generators_seed():
+    """The same seed, the same draws and ends; another seed, other draws (and some other end)."""
+    game = make_game("kingdomino(players=4)")
+    states = list(positions(game, 1, seed=5))[:30]
+
+    def ends(seed):
+        return greedy_outcomes(game, states, [np.random.default_rng(seed + i) for i in range(len(states))])[1]
+
+    assert np.array_equal(ends(0), ends(0))
+    assert not np.array_equal(ends(0), ends(100))
+
+
+def test_the_registry_builds_the_compiled_game():
+    assert isinstance(make_game("kingdomino(players=3,middle=1)"), CompiledKingdomino)
