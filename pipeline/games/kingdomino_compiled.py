@@ -15,17 +15,17 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.games import kingdomino_kernels as kernels
-from pipeline.games.kingdomino import _FEATURES, CASTLE, FREE, Kingdom, KingdominoGame, KingdominoState
+from pipeline.games.kingdomino import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
 SEED_BOUND = 1 << 62  # a playout's seed is drawn below this
+WORD = (1 << 64) - 1  # a bitboard goes to the kernels as three 64-bit words (the 7 x 7 grid's has 182 bits)
 
 
 class CompiledKingdomino(KingdominoGame):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._rows: dict[Kingdom, np.ndarray] = {}
-        self._terrain_codes = np.array([CASTLE, *range(1, 7)], dtype=np.int8)
         self._flags = (self.size, self.middle, self.harmony)
 
     # --- the kernels' view of a state ---------------------------------------------------------
@@ -35,10 +35,10 @@ class CompiledKingdomino(KingdominoGame):
         if row is None:
             if len(self._rows) >= KINGDOM_CACHE:
                 self._rows.clear()
-            bits = self._unpack([*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high])
-            terrain = self._terrain_codes @ bits[:7].astype(np.int8)
-            crowns = bits[7].astype(np.int8) + 2 * bits[8].astype(np.int8)
-            row = np.concatenate([terrain, crowns, np.array(kingdom.box, dtype=np.int8)])
+            boards = (*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high)
+            words = np.array([(b & WORD, b >> 64 & WORD, b >> 128) for b in boards], dtype=np.uint64)
+            row = np.empty(2 * self.grid * self.grid + 4, dtype=np.int8)
+            kernels.unpack_kingdom(words, np.array(kingdom.box, dtype=np.int8), self.grid, row)
             row.flags.writeable = False
             self._rows[kingdom] = row
         return row
@@ -77,11 +77,12 @@ class CompiledKingdomino(KingdominoGame):
         return 0 <= action < self.num_actions and bool(self.legal_mask(state)[action])
 
     def greedy_action(self, state: KingdominoState) -> int:
-        kingdoms, headers = self._arrays([state])
-        placement, slot = kernels.greedy_move(kingdoms[0], headers[0], *self._flags)
+        kingdom = self.kingdom_row(state.kingdoms[state.order[state.king]])
         if state.placing:
+            placement = kernels.greedy_placement(kingdom, state.row[state.king], *self._flags)
             return self.discard if placement < 0 else int(placement)
-        return self.first_pick + int(slot)
+        next_row, owners = np.array(state.next_row), np.array(state.next_owners)
+        return self.first_pick + int(kernels.greedy_slot(kingdom, next_row, owners, *self._flags))
 
     def greedy_outcomes(self, states: list[KingdominoState], rngs: list) -> tuple[np.ndarray, np.ndarray]:
         """(scores, points) per state of one greedy playout to the end: `scores` as `scores` gives a

@@ -74,6 +74,22 @@ def label_properties(kingdom, grid, labels, squares, crowns, stack):
     return count
 
 
+@nb.njit(cache=True)
+def unpack_kingdom(words, box, grid, out):
+    """The kernels' row of a reference kingdom into `out`: `words` (9, 3) are its bitboards (the castle,
+    the six terrains, crowns' low and high bits; a spare bit ends each grid row) as 64-bit words."""
+    cells = grid * grid
+    for cell in range(cells):
+        bit = cell + cell // grid  # the row's spare bit
+        word, offset = bit >> 6, np.uint64(bit & 63)
+        out[cell] = 0
+        for land in range(7):
+            if words[land, word] >> offset & np.uint64(1):
+                out[cell] = CASTLE if land == 0 else land
+        out[cells + cell] = (words[7, word] >> offset & np.uint64(1)) + 2 * (words[8, word] >> offset & np.uint64(1))
+    out[2 * cells : 2 * cells + 4] = box
+
+
 # Rows of an analysis (`analyse`): per cell its property, per property its squares and crowns, per cell
 # whether it is open, then per terrain 1..6 whether the cell touches that terrain or the castle.
 LABELS, SQUARES, CROWNS, OPEN, TOUCH, STACK = 0, 1, 2, 3, 3, 10  # TOUCH + terrain; STACK: flood-fill work
@@ -181,31 +197,33 @@ def best_placement(kingdom, analysis, placed, number, size, middle, harmony):
     bonuses = middle or harmony
     bonus_now = _bonus(top, bottom, left, right, placed, size, middle, harmony) if bonuses else 0
     best_action, best = -1, 0
-    for first in range(grid * grid):
-        if not analysis[OPEN, first]:
-            continue
-        touches = analysis[TOUCH + terrain_a, first]
-        for direction in range(4):
-            second = _neighbour(first, direction, grid)
-            if second < 0 or not analysis[OPEN, second] or not (touches or analysis[TOUCH + terrain_b, second]):
+    reach = size - 1
+    for row in range(bottom - reach, top + reach + 1):  # the window where squares may still go
+        for first in range(row * grid + right - reach, row * grid + left + reach + 1):
+            if not analysis[OPEN, first]:
                 continue
-            if terrain_a == terrain_b:
-                gain = _joined(kingdom, analysis, first, second, terrain_a, 2, crowns_a + crowns_b, grid)
-            else:
-                gain = _joined(kingdom, analysis, first, -1, terrain_a, 1, crowns_a, grid)
-                gain += _joined(kingdom, analysis, second, -1, terrain_b, 1, crowns_b, grid)
-            if bonuses:
-                row_a, row_b, column_a, column_b = first // grid, second // grid, first % grid, second % grid
-                gain += (
-                    _bonus(
-                        min(top, row_a, row_b), max(bottom, row_a, row_b),
-                        min(left, column_a, column_b), max(right, column_a, column_b),
-                        placed + 2, size, middle, harmony,
-                    )
-                    - bonus_now
-                )  # fmt: skip
-            if best_action < 0 or gain > best:
-                best_action, best = 4 * first + direction, gain
+            touches = analysis[TOUCH + terrain_a, first]
+            for direction in range(4):
+                second = _neighbour(first, direction, grid)
+                if second < 0 or not analysis[OPEN, second] or not (touches or analysis[TOUCH + terrain_b, second]):
+                    continue
+                if terrain_a == terrain_b:
+                    gain = _joined(kingdom, analysis, first, second, terrain_a, 2, crowns_a + crowns_b, grid)
+                else:
+                    gain = _joined(kingdom, analysis, first, -1, terrain_a, 1, crowns_a, grid)
+                    gain += _joined(kingdom, analysis, second, -1, terrain_b, 1, crowns_b, grid)
+                if bonuses:
+                    row_a, row_b, column_a, column_b = first // grid, second // grid, first % grid, second % grid
+                    gain += (
+                        _bonus(
+                            min(top, row_a, row_b), max(bottom, row_a, row_b),
+                            min(left, column_a, column_b), max(right, column_a, column_b),
+                            placed + 2, size, middle, harmony,
+                        )
+                        - bonus_now
+                    )  # fmt: skip
+                if best_action < 0 or gain > best:
+                    best_action, best = 4 * first + direction, gain
     return best_action, best
 
 
@@ -292,17 +310,19 @@ def greedy_pick(kingdom, analysis, placed, next_row, next_owners, next_count, si
 
 
 @nb.njit(cache=True)
-def greedy_move(kingdoms, header, size, middle, harmony):
-    """The player-greedy move of the acting king: (placement or -1 for a discard, -1) while placing,
-    (-1, slot) while picking."""
+def greedy_placement(kingdom, number, size, middle, harmony):
+    """The player-greedy placement of domino `number` in `kingdom`, -1 for a discard."""
     analysis = np.empty((ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
-    king = header[KING]
-    kingdom = kingdoms[header[ORDER + king]]
     _, placed = analyse(kingdom, size, analysis)
-    if header[PLACING]:
-        return best_placement(kingdom, analysis, placed, header[ROW + king], size, middle, harmony)[0], -1
-    next_row, owners = header[NEXT_ROW : NEXT_ROW + 4], header[NEXT_OWNERS : NEXT_OWNERS + 4]
-    return -1, greedy_pick(kingdom, analysis, placed, next_row, owners, header[NEXT_COUNT], size, middle, harmony)[0]
+    return best_placement(kingdom, analysis, placed, number, size, middle, harmony)[0]
+
+
+@nb.njit(cache=True)
+def greedy_slot(kingdom, next_row, next_owners, size, middle, harmony):
+    """The player-greedy pick for `kingdom` from the next row (`next_owners`: FREE where no king sits)."""
+    analysis = np.empty((ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
+    _, placed = analyse(kingdom, size, analysis)
+    return greedy_pick(kingdom, analysis, placed, next_row, next_owners, len(next_row), size, middle, harmony)[0]
 
 
 @nb.njit(cache=True)
