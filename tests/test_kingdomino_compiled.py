@@ -81,3 +81,29 @@ def test_playouts_follow_their_generators_seed():
 
 def test_the_registry_builds_the_compiled_game():
     assert isinstance(make_game("kingdomino(players=3,middle=1)"), CompiledKingdomino)
+
+
+def test_a_search_without_playouts_plays_alike_on_both():
+    """Same network, same seeds: the compiled game's search visits every move as the reference's does,
+    move after move through a draw (the search's own chance nodes still draw through `step`)."""
+    import torch
+
+    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.nets.senet import NetworkShape, SENet
+    from pipeline.search import BatchedSearch, Forest, SearchConfig
+
+    def visits(game) -> list[list[int]]:
+        torch.manual_seed(0)
+        evaluator = NetworkEvaluator(game, SENet(NetworkShape.for_game(game, 1, 8, 2)))
+        config = SearchConfig(value_scheme="pairwise_rank")
+        search, rng, state, seen = BatchedSearch(game, evaluator, config), np.random.default_rng(0), None, []
+        state = game.initial_state(rng)
+        for ply in range(12):  # the first round's picks, the draw, the second round's first moves
+            forest = Forest(game, 8 * 30 + 16, 1, config.end_value(game))
+            slot = forest.new_tree(state, np.random.default_rng(ply))
+            search.run(forest, [slot], 30, add_noise=True)
+            seen.append(forest.root_visits(slot).tolist())
+            state, _ = game.step(state, int(np.argmax(seen[-1])), rng)
+        return seen
+
+    assert visits(CompiledKingdomino(4, fit=1)) == visits(KingdominoGame(4, fit=1))

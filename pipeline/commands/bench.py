@@ -1,10 +1,12 @@
 """Throughput benchmarks: the network alone, search with the network, self-play, and training.
 
 `python -m pipeline bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
-under a minute; `--backend ray` plays the self-play figures on a local Ray; `--load` measures
-everything again beside one busy process (the `*_under_load` figures); `--device cuda` (or auto on a
-machine with a GPU) puts the network and training there, with `--batch` games searched side by side
-per process. Threads follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
+to a few minutes (Kingdomino's 96-ply games take most of it). Games with a greedy player (Kingdomino)
+are measured again searching with greedy playouts at the leaves, with their playouts a second.
+`--backend ray` plays the self-play figures on a local Ray; `--load` measures everything again beside
+one busy process (the `*_under_load` figures); `--device cuda` (or auto on a machine with a GPU) puts
+the network and training there, with `--batch` games searched side by side per process. Threads
+follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 kingdom around a castle, and score every property (connected squares of one terrain) as its squares
 times its crowns.
 
-Rules as the published rulebook, with these decisions:
+Rules as the first edition's rulebook (Blue Orange, 2016), with these decisions:
 - A king's turn is two decisions: place the domino it sits on (discard it when no placement is legal),
   then pick a free domino of the next row; two small action sets instead of one of their product.
 - The first round's picking order, random in the rulebook, is seat order (2 players: 0, 1, 0, 1):
@@ -12,7 +12,11 @@ Rules as the published rulebook, with these decisions:
   random generator the draws follow one fixed order; a position written as moves may name its draws
   instead (`parse_draw`: `5-22-32-44`), so real games can be analysed.
 - `size=7` is the two-player Mighty Duel: 7x7 kingdoms built from all 48 dominoes.
-- Middle Kingdom (`middle=1`): +10 when the castle is the centre of the kingdom's bounding box.
+- Middle Kingdom (`middle=1`): +10 when the castle is the centre of the kingdom's bounding box (the
+  rulebook's "castle in the middle" of the kingdom, read on the squares actually laid). The game server
+  of Gedda et al. (2018) reads it as every square within two of the castle (the kingdom inside the 5x5
+  square centred on it): the same for a complete 5x5 kingdom, but it also pays a kingdom with a gap on
+  one side, which the bounding box does not.
   Harmony (`harmony=1`): +5 for a complete size x size kingdom (complete implies nothing discarded).
 - Ties: the largest property, then the most crowns; still tied, the places are shared.
 - `fit=1` adds input features (KataGo's game-specific inputs) in the greedy player's own reckoning, the
