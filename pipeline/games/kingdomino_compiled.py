@@ -19,7 +19,6 @@ from pipeline.games.kingdomino import _FEATURES, FREE, Kingdom, KingdominoGame, 
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
 SEED_BOUND = 1 << 62  # a playout's seed is drawn below this
-WORD = (1 << 64) - 1  # a bitboard goes to the kernels as three 64-bit words (the 7 x 7 grid's has 182 bits)
 
 
 class CompiledKingdomino(KingdominoGame):
@@ -36,7 +35,7 @@ class CompiledKingdomino(KingdominoGame):
             if len(self._rows) >= KINGDOM_CACHE:
                 self._rows.clear()
             boards = (*kingdom.lands, kingdom.crowns_low, kingdom.crowns_high)
-            words = np.array([(b & WORD, b >> 64 & WORD, b >> 128) for b in boards], dtype=np.uint64)
+            words = np.frombuffer(b"".join([b.to_bytes(24, "little") for b in boards]), dtype=np.uint64)
             row = np.empty(2 * self.grid * self.grid + 4, dtype=np.int8)
             kernels.unpack_kingdom(words, np.array(kingdom.box, dtype=np.int8), self.grid, row)
             row.flags.writeable = False

@@ -76,17 +76,19 @@ def label_properties(kingdom, grid, labels, squares, crowns, stack):
 
 @nb.njit(cache=True)
 def unpack_kingdom(words, box, grid, out):
-    """The kernels' row of a reference kingdom into `out`: `words` (9, 3) are its bitboards (the castle,
-    the six terrains, crowns' low and high bits; a spare bit ends each grid row) as 64-bit words."""
+    """The kernels' row of a reference kingdom into `out`: `words` are its 9 bitboards (the castle, the
+    six terrains, crowns' low and high bits; a spare bit ends each grid row), 3 little-endian 64-bit
+    words each (the 7 x 7 kingdom's grid has 182 bits)."""
     cells = grid * grid
     for cell in range(cells):
         bit = cell + cell // grid  # the row's spare bit
         word, offset = bit >> 6, np.uint64(bit & 63)
         out[cell] = 0
         for land in range(7):
-            if words[land, word] >> offset & np.uint64(1):
+            if words[3 * land + word] >> offset & np.uint64(1):
                 out[cell] = CASTLE if land == 0 else land
-        out[cells + cell] = (words[7, word] >> offset & np.uint64(1)) + 2 * (words[8, word] >> offset & np.uint64(1))
+        low, high = words[21 + word] >> offset & np.uint64(1), words[24 + word] >> offset & np.uint64(1)
+        out[cells + cell] = low + 2 * high
     out[2 * cells : 2 * cells + 4] = box
 
 
