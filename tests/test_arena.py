@@ -187,3 +187,17 @@ def test_match_between_two_baselines_takes_the_game_from_game(capsys):
     with pytest.raises(SystemExit):
         main(["uct:16", "random"])
     assert capsys.readouterr().err == "error: uct:16: A is a baseline; give the game to play with --game\n"
+
+
+def test_first_alone_counts_a_win_only_for_a_first_place():
+    """With four seats and pairwise scores, beating two of three is a score above zero but no win."""
+    import numpy as np
+
+    from pipeline.commands.match import first_place_counts
+    from pipeline.matches.arena import GameRecord
+
+    second = GameRecord(seating=["first", "b", "b", "b"], scores=np.array([1 / 3, 1.0, -1 / 3, -1.0]))
+    won = GameRecord(seating=["b", "first", "b", "b"], scores=np.array([-1 / 3, 1.0, 1 / 3, -1.0]))
+    shared = GameRecord(seating=["b", "first"], scores=np.array([0.0, 0.0]))
+    counts = first_place_counts([second, won, shared], "first")
+    assert counts == {"wins": 1, "ties": 1, "losses": 1, "ahead_of_half": 2}

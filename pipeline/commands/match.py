@@ -9,8 +9,11 @@ where A is a shipped champion, else from the schema's defaults: the command work
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
 `--first-alone` seats A once and B in every other seat, over every seat order (seed 000's setting:
-one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins, ties and losses
-(its own score above, at or below zero).
+one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins (first place alone),
+ties (first place shared) and losses, and `ahead_of_half`: the games where A's own score is above zero,
+which with more than two seats and pairwise scores (Kingdomino) is finishing ahead of more than half
+the table, not winning (a first place is a quarter of the games at parity for four players, that count
+half).
 `--move-time S` has the networks search S seconds a move (at most `--simulations`, default 1000)
 instead of a budget; baselines move by time where their name says so (`uct:0.5s`, `mce:0.5s`). A match
 with a timed player plays one game at a time in each worker, so a move's time is its own, and its
@@ -106,9 +109,20 @@ def main(argv):
     )
     summary = {"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}
     if args.first_alone:
-        own = [np.sign(r.scores[r.seating.index("first")]) for r in result.records]
-        summary.update(wins=own.count(1), ties=own.count(0), losses=own.count(-1))
+        summary.update(first_place_counts(result.records, "first"))
     print(json.dumps(summary))
+
+
+def first_place_counts(records, name: str) -> dict[str, int]:
+    """Games `name` won (its score above every other seat's), tied for first and lost, and those where its
+    own score was above zero (`ahead_of_half`, the count that `wins` was up to issue 51)."""
+    counts = {"wins": 0, "ties": 0, "losses": 0, "ahead_of_half": 0}
+    for record in records:
+        seat = record.seating.index(name)
+        own, others = record.scores[seat], np.delete(record.scores, seat)
+        counts["wins" if own > others.max() else "ties" if own == others.max() else "losses"] += 1
+        counts["ahead_of_half"] += bool(own > 0)
+    return counts
 
 
 def baseline_or_network(text: str) -> PlayerName:
