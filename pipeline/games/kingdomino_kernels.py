@@ -1,6 +1,7 @@
-"""Kingdomino's rules compiled (numba) over arrays, for the hot paths: the greedy player, whole greedy
-playouts, scoring and the network's input planes. `kingdomino.py` is the reference they are tested
-against (tests/test_kingdomino_compiled.py); `kingdomino_compiled.py` is the game built on them.
+"""Kingdomino's rules compiled (numba) over arrays, for the hot paths: legal placements, the greedy
+player, whole greedy playouts, the final standings and the network's input planes. `kingdomino.py` is
+the reference they are tested against (tests/test_kingdomino_compiled.py); `kingdomino_compiled.py` is
+the game built on them.
 
 A kingdom here is one int8 row of `2 * cells + 4`: each cell's terrain code (0 empty, 1..6 the
 terrains, 7 the castle), each cell's crowns, then its box (top, bottom, left, right). Cells run
@@ -54,9 +55,8 @@ def label_properties(kingdom, grid, labels, squares, crowns, stack):
         if terrain == 0 or terrain == CASTLE or labels[start] >= 0:
             continue
         labels[start] = count
-        size, crown, top = 0, 0, 0
+        size, crown, top = 0, 0, 1
         stack[0] = start
-        top = 1
         while top > 0:
             top -= 1
             cell = stack[top]
