@@ -4,11 +4,11 @@ and untaught runs on one plot (issue 36's curve). The hours are the run's own (`
 games and fit, then self-play, training and gating), read as the report stage reads them.
 
 The scores are `python -m pipeline match RUN/models/best/gen_G.ckpt greedy ... | tail -1` lines saved as
-PREFIX-genG-seed0.json, PREFIX-genG-seed1.json, ... (`/work/runs/kd-diag/measure_run.sh`); the seeds of a
+PREFIX-genG-seed0.json, PREFIX-genG-seed1.json, ... (`runs/kd-diag/measure_run.sh`); the seeds of a
 generation are pooled, with a normal 95% interval over the pooled games.
 
 Usage: python benchmarks/kingdomino_curve.py LABEL=RUN:PREFIX [LABEL=RUN:PREFIX ...] [--plot PNG]
-(e.g. taught=/work/runs/kd2-teach:/work/runs/kd-diag/kd2-teach)"""
+(e.g. taught=runs/kd2-teach:runs/kd-diag/kd2-teach)"""
 
 import argparse
 import glob

@@ -5,7 +5,7 @@ same compute. A trial's generations count when it ends, in the order the trials 
 cut off when the study stopped counts at the end.
 
 Usage: python benchmarks/studies_compared.py STORAGE:STUDY [STORAGE:STUDY ...] [--at 40 71] [--plot PNG]
-(STORAGE is an SQLite file; e.g. /work/runs/c3-study/sweep.db:connect3x3-search)"""
+(STORAGE is an SQLite file; e.g. runs/c3-study/sweep.db:connect3x3-search)"""
 
 import argparse
 
