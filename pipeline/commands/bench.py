@@ -30,6 +30,7 @@ from pipeline.jobs.train import train_network
 from pipeline.nets.evaluator import DEVICES, PRECISIONS, frozen_for_inference, inference_device, use_device
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.search.playouts import greedy_outcomes
 from pipeline.threads import follow_free_cores, use_threads
 
 # game: (SE blocks, channels, self-play games per batch of `--batch`): the 4x64 SENet that was the
@@ -91,8 +92,6 @@ def network_positions_per_s(
 def greedy_playouts_per_s(game, seconds: float, batch: int = 64) -> float:
     """Greedy playouts to the end from random early positions, `batch` a call (as search asks for a
     batch of leaves), a second."""
-    from pipeline.search.playouts import greedy_outcomes
-
     states = _random_positions(game, batch)
     rngs = [np.random.default_rng(i) for i in range(batch)]
     greedy_outcomes(game, states[:1], rngs[:1])  # warm-up (compiled kernels load)

@@ -16,6 +16,7 @@ import numpy as np
 
 from pipeline.games import kingdomino_kernels as kernels
 from pipeline.games.kingdomino import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
+from pipeline.games.values import pairwise_points
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
 SEED_BOUND = 1 << 62  # a playout's seed is drawn below this
@@ -87,8 +88,7 @@ class CompiledKingdomino(KingdominoGame):
         """(scores, points) per state of one greedy playout to the end: `scores` as `scores` gives a
         finished game's, `points` as `margins`. Each playout's draws come from its generator in
         `rngs` (one number each; None: the deck's own order, as the reference without one)."""
-        kingdoms, headers = self._arrays(states)
-        kingdoms = kingdoms.copy()
+        kingdoms, headers = self._arrays(states)  # a fresh stack: the playouts lay dominoes in it
         decks = np.zeros((len(states), 48), dtype=np.int64)
         for deck, state in zip(decks, states):
             deck[: len(state.deck)] = state.deck
@@ -113,9 +113,7 @@ class CompiledKingdomino(KingdominoGame):
         """`scores` from (games, players, 3) ranks: each seat's pairwise standing against every other
         (1 ahead, 0.5 tied, 0 behind; ranked by points, then largest property, then crowns), in [-1, 1]."""
         key = (ranks[:, :, 0] * 64 + ranks[:, :, 1]) * 64 + ranks[:, :, 2]  # each is below 64 but points
-        diff = key[:, :, None] - key[:, None, :]
-        wins = np.where(diff > 0, 1.0, np.where(diff == 0, 0.5, 0.0)).sum(axis=2) - 0.5
-        return (2.0 * wins / (self.num_players - 1) - 1.0).astype(np.float32)
+        return (2.0 * pairwise_points(key) / (self.num_players - 1) - 1.0).astype(np.float32)
 
     def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
         kingdoms, headers = self._arrays(states)
