@@ -303,6 +303,11 @@ class BackendParams(Section):
 
     kind: Literal["pool", "ray"] = Field("pool", description="pool: processes here | ray: Ray tasks")
     ray_address: str | None = Field(None, description="null: a local Ray started on demand; auto; ray://host:port")
+    inference_server: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="one process evaluates every worker's network calls (pipeline/nets/server.py); "
+        "auto: where the network runs on a GPU",
+    )
 
 
 class Generation(Section):

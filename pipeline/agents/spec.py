@@ -21,6 +21,7 @@ from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.nets.server import ServedEvaluator, ServedNetwork, served_evaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
 # The kinds of player a spec builds; the names they are recorded under in finished matches.
@@ -106,15 +107,23 @@ class AgentSpec:
             return pig_table_agent(game, self.name, self.hold_at if self.kind == "pig_hold" else None)
         return RandomAgent(game, self.name)
 
-    def _network(self, game) -> NetworkEvaluator:
-        """The frozen network, built once per process and shared by its chunks: freezing costs
-        0.3-0.8 s, which a stage paid again for every chunk."""
+    def _network(self, game) -> NetworkEvaluator | ServedEvaluator:
+        """The inference server's copy where this process is a served worker (`nets/server.py`); else
+        the frozen network, built once per process and shared by its chunks: freezing costs 0.3-0.8 s,
+        which a stage paid again for every chunk."""
+        served = served_evaluator(game, self.name)
+        if served is not None:
+            return served
         if self._frozen is None:
             shape, weights = self.network
             model = SENet(NetworkShape(**shape))
             model.load_state_dict(weights)
             self._frozen = NetworkEvaluator(game, model.eval(), self.search.precision)
         return self._frozen
+
+    def served(self) -> ServedNetwork | None:
+        """What an inference server needs to play this player's network; None for players without one."""
+        return ServedNetwork(self.name, self.network, self.search.precision) if self.network else None
 
     def __getstate__(self) -> dict:
         return {**self.__dict__, "_frozen": None}  # a frozen TorchScript module does not pickle

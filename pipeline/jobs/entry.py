@@ -20,7 +20,7 @@ from pipeline.games import IllegalMove
 from pipeline.jobs.replay import DataError
 from pipeline.jobs.tracking import TrackingError
 from pipeline.matches import BackendError
-from pipeline.nets import CheckpointError
+from pipeline.nets import CheckpointError, InferenceServerError
 from pipeline.nets.evaluator import use_device
 from pipeline.stores import StoreError
 from pipeline.threads import use_threads
@@ -36,6 +36,7 @@ USER_ERRORS = (
     CheckpointError,
     DataError,
     IllegalMove,
+    InferenceServerError,
     StoreError,
     TrackingError,
     UsageError,

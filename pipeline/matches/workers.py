@@ -14,13 +14,18 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 
 from pipeline.agents.spec import AgentSpec
 from pipeline.matches import BackendError
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.chunks import init_worker, play_chunk
+from pipeline.nets.server import start_server
 from pipeline.progress import progress_bar
+
+PROCESSES_PER_SERVED_CORE = 2  # while one waits for the server's answer, the other searches
+MAX_POOL_STARTS = 4  # a pool broken by a dead worker is started again, this often in all
 
 
 @dataclass(frozen=True)
@@ -31,10 +36,22 @@ class Workers:
     backend: str = "pool"  # "pool" | "ray"
     ray_address: str | None = None
     device: str = "auto"  # where each worker's network infers: auto | cpu | cuda
+    inference_server: str = "auto"  # on | off | auto: on where the network runs on a GPU (`nets/server.py`)
 
     @classmethod
     def from_params(cls, params) -> Workers:
-        return cls(params.workers, params.backend.kind, params.backend.ray_address, params.device)
+        backend = params.backend
+        return cls(params.workers, backend.kind, backend.ray_address, params.device, backend.inference_server)
+
+    def served(self) -> bool:
+        """Whether a pool's workers send their positions to one inference server."""
+        if self.backend != "pool" or self.inference_server == "off":
+            return False
+        if self.inference_server == "on" or self.device == "cuda":
+            return True
+        import torch
+
+        return self.device == "auto" and torch.cuda.is_available()
 
 
 @dataclass
@@ -44,6 +61,7 @@ class MatchResult:
     span: tuple[float, float]  # wall clock (time.time) of the first chunk's start and the last chunk's end
     moves: int
     simulations: dict[str, int]  # per agent name
+    served: dict[str, float] = field(default_factory=dict)  # the inference server's figures, chunks retried
 
     @property
     def games(self) -> int:
@@ -55,27 +73,66 @@ class MatchResult:
 
 
 def match_workers(workers: Workers, games: int) -> int:
-    """How many chunks run at once for `games` games in all: the workers asked for (0: every core, or
-    every CPU of the Ray cluster), at most one per game."""
+    """How many chunks run at once for `games` games in all: the workers asked for (0: every core, two
+    a core where an inference server evaluates, or every CPU of the Ray cluster), at most one per game."""
     if workers.backend == "ray" and workers.count == 0:
         return min(_ray_backend().cluster_cpus(workers.ray_address), max(1, games))
-    return min(workers.count or os.cpu_count() or 1, max(1, games))
+    if workers.count:
+        return min(workers.count, max(1, games))
+    per_core = PROCESSES_PER_SERVED_CORE if workers.served() else 1
+    return min(per_core * (os.cpu_count() or 1), max(1, games))
 
 
-def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int):
-    """Each chunk's result, in the order of `jobs`."""
+def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int, served: dict):
+    """Each chunk's result, in the order of `jobs`; the inference server's figures into `served`."""
     if workers.backend == "ray":
         yield from _ray_backend().run_chunks(workers, game_name, specs, jobs)
     elif count == 1:
         init_worker(game_name, specs, None, workers.device)
         yield from (play_chunk(*job) for job in jobs)
     else:
-        threads = max(1, (os.cpu_count() or 1) // count)
+        networks = [spec.served() for spec in specs if spec.network]
+        if not (workers.served() and networks):
+            threads = max(1, (os.cpu_count() or 1) // count)
+            yield from _pool_chunks(count, (game_name, specs, threads, workers.device), jobs, served)
+            return
+        server = start_server(game_name, networks, workers.device)
+        try:  # workers never open the GPU: one torch thread each, for anything but the network
+            init = (game_name, specs, 1, "cpu", server.address)
+            yield from _pool_chunks(count, init, jobs, served, server.check_alive)
+        finally:
+            stats = server.stop()
+            served.update(stats.figures() if stats else {})
+
+
+def _pool_chunks(count: int, init: tuple, jobs: list[tuple], served: dict, check=lambda: None):
+    """Each job's result in order, from `count` worker processes. A worker that dies (the
+    out-of-memory killer, a kill) breaks the pool: the chunks it and the others had in flight are
+    played again on a fresh pool, the same games, since a chunk depends on nothing else; finished
+    chunks are kept. `served["retried_chunks"]` counts them. `check` raises where retrying cannot help
+    (the inference server died)."""
+    finished: set[int] = set()
+    waiting: dict[int, tuple] = {}  # finished, not yet yielded: an earlier chunk is still to come
+    yielded = 0
+    for _ in range(MAX_POOL_STARTS):
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
-            count, context, initializer=init_worker, initargs=(game_name, specs, threads, workers.device)
-        ) as pool:
-            yield from pool.map(play_chunk, *zip(*jobs))
+        with ProcessPoolExecutor(count, context, initializer=init_worker, initargs=init) as pool:
+            futures = {i: pool.submit(play_chunk, *job) for i, job in enumerate(jobs) if i not in finished}
+            try:
+                for i, future in futures.items():
+                    waiting[i] = future.result()
+                    finished.add(i)
+                    while yielded in waiting:
+                        yield waiting.pop(yielded)
+                        yielded += 1
+                return
+            except BrokenProcessPool:  # every future is done now: finished, or broken with the pool
+                check()
+                kept = {i: f.result() for i, f in futures.items() if i not in finished and not f.exception()}
+                waiting.update(kept)
+                finished.update(kept)
+                served["retried_chunks"] = served.get("retried_chunks", 0) + len(jobs) - len(finished)
+    raise BackendError(f"workers: a worker process died {MAX_POOL_STARTS} times in one match (out of memory?)")
 
 
 def _ray_backend():
@@ -144,10 +201,14 @@ def play_matches(
             if on_match is not None:
                 on_match(m, results[m])
 
+    served: dict[str, float] = {}
     if jobs:
-        for chunk_result, job, m in zip(_run_chunks(workers, game_name, specs, jobs, count), jobs, owners):
+        for chunk_result, job, m in zip(_run_chunks(workers, game_name, specs, jobs, count, served), jobs, owners):
             collect(chunk_result, job, m)
     bar.close()
+    for result in results:
+        if result is not None:
+            result.served = served  # filled when the last chunk is in: the same figures for every match
     for m, match in enumerate(matches):
         if not match[0]:
             results[m] = MatchResult([], 0.0, (0.0, 0.0), 0, {})
