@@ -60,3 +60,17 @@ def test_an_unknown_game_is_one_error_line(capsys):
             "kingdomino(players=4), kingdomino(players=4,fit=1)"
         )
     )
+
+
+def test_a_served_pool_reports_the_servers_batch_fill_and_busy_fraction():
+    figures = bench.run(
+        network_seconds=0.05,
+        selfplay_batches=1,
+        train_steps=2,
+        batch=2,
+        workers=2,
+        games=("tictacmo",),
+        inference_server="on",
+    )
+    served = figures["tictacmo"]
+    assert served["server_batch_fill"] >= 1 and 0 < served["server_busy_fraction"] <= 1

@@ -118,7 +118,11 @@ def tiny(workers: Workers):
         {
             "game": "tictacmo",
             "workers": workers.count,
-            "backend": {"kind": workers.backend, "ray_address": workers.ray_address},
+            "backend": {
+                "kind": workers.backend,
+                "ray_address": workers.ray_address,
+                "inference_server": workers.inference_server,
+            },
             "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
             "search": {"simulations": 24},
             "selfplay": {"games": 16, "parallel_games": 4},
@@ -130,11 +134,15 @@ def tiny(workers: Workers):
     return game, SENet(NetworkShape.for_game(game, **params.network.model_dump())), params
 
 
-def selfplay_samples(workers: Workers) -> dict[str, np.ndarray]:
+def selfplay(workers: Workers):
     game, model, params = tiny(workers)
     result = run_selfplay(game, model, params, generation=1, progress=False)
     assert result.games == 16
-    return result.samples
+    return result
+
+
+def selfplay_samples(workers: Workers) -> dict[str, np.ndarray]:
+    return selfplay(workers).samples
 
 
 def assert_same_samples(a: dict, b: dict) -> None:
@@ -195,6 +203,14 @@ def test_a_worker_killed_mid_chunk_loses_and_doubles_nothing(cluster):
     player.join()
     assert killed, "no chunk was caught running: the test did not kill anything"
     assert_same_samples(expected, outcome["samples"])
+
+
+def test_a_nodes_inference_server_serves_its_tasks_the_same_games(cluster):
+    """The GPU actor's code path (`ray_backend._NodeServer`) on the CPU: the node's tasks send their
+    positions to it and play the pool's games."""
+    served = selfplay(Workers(2, "ray", cluster[0], inference_server="on"))
+    assert_same_samples(selfplay_samples(Workers(2)), served.samples)
+    assert served.served["server_batch_fill"] >= 1 and 0 < served.served["server_busy_fraction"] <= 1
 
 
 def test_an_unreachable_cluster_is_one_line():

@@ -112,6 +112,7 @@ def selfplay_figures(
     precision: str = "float32",
     device: str = "auto",
     playout_weight: float = 0.0,
+    inference_server: str = "auto",
 ) -> dict:
     game = make_game(game_name)
     params = parse_params(
@@ -119,7 +120,7 @@ def selfplay_figures(
             "game": game_name,
             "workers": workers,
             "device": device,
-            "backend": {"kind": backend},
+            "backend": {"kind": backend, "inference_server": inference_server},
             "search": {"precision": precision, "greedy_playout_weight": playout_weight},
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
@@ -127,7 +128,8 @@ def selfplay_figures(
     )
     result = run_selfplay(game, model, params, generation=1, progress=False)
     # games/min as a stage sees it (workers' start-up included); simulations/s while games run
-    return {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
+    speed = {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
+    return speed | {name: value for name, value in result.served.items() if name.startswith("server_")}
 
 
 def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
@@ -186,10 +188,12 @@ def run(
     precision="float32",
     device="auto",
     games: tuple[str, ...] = DEFAULT_GAMES,
+    inference_server: str = "auto",
 ) -> dict:
     """Every figure once: per game of `games` under its name, training at the top level. `workers`,
     `backend`, `precision` (of the network and self-play figures) and `device` as in params.yaml (0: one
-    per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda)."""
+    per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda), `inference_server` as
+    `backend.inference_server` (with it, the server's batch fill and busy fraction)."""
     use_device(device)
     figures: dict = {
         "threads": torch.get_num_threads(),
@@ -202,7 +206,9 @@ def run(
         network = network_positions_per_s(game, model, batch, seconds=network_seconds, precision=precision)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         count = max(1, int(selfplay_batches * batch * GAMES[name][2]))
-        play = selfplay_figures(name, model, count, batch, workers, backend, precision, device)
+        where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
+        where["inference_server"] = inference_server
+        play = selfplay_figures(name, model, count, batch, **where)
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         half = max(1, batch // 2)
         alone = selfplay_figures(name, model, half, half, 1, precision=precision, device=device)
@@ -212,9 +218,10 @@ def run(
             "search_to_network_ratio": play["sims_per_s"] / network,
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
+            **{key: value for key, value in play.items() if key.startswith("server_")},
         }
         if hasattr(game, "greedy_action"):  # searched with greedy playouts at the leaves too
-            mixed = selfplay_figures(name, model, count, batch, workers, backend, precision, device, PLAYOUT_WEIGHT)
+            mixed = selfplay_figures(name, model, count, batch, **where, playout_weight=PLAYOUT_WEIGHT)
             figures[name] |= {
                 "greedy_playouts_per_s": greedy_playouts_per_s(game, seconds=network_seconds),
                 "playouts_search_sims_per_s": mixed["sims_per_s"],
@@ -296,6 +303,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--backend", choices=["pool", "ray"], default="pool", help="where self-play runs")
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--device", choices=DEVICES, default="auto", help="where networks infer and train")
+    parser.add_argument(
+        "--inference-server", choices=["auto", "on", "off"], default="auto", help="as backend.inference_server"
+    )
     parser.add_argument("--batch", type=int, default=64, help="positions a network call: games side by side")
     parser.add_argument("--games", default=",".join(DEFAULT_GAMES), help=f"comma-separated, of: {', '.join(GAMES)}")
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
@@ -317,6 +327,7 @@ def main(argv: list[str] | None = None) -> None:
         "backend": args.backend,
         "precision": args.precision,
         "device": args.device,
+        "inference_server": args.inference_server,
         "batch": args.batch,
         "games": games,
     }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -40,6 +40,7 @@ class SelfPlayResult:
     playing_seconds: float  # the games alone: the steady-state rate
     simulations: int
     mean_length: float
+    served: dict[str, float] = field(default_factory=dict)  # the inference server's figures, where one served
 
     @classmethod
     def from_parts(cls, parts: list[Part]) -> SelfPlayResult:
@@ -64,6 +65,7 @@ class SelfPlayResult:
             "mean_game_length": self.mean_length,
             "distinct_positions": distinct_share(self.samples["states"]),
             "seconds": self.seconds,
+            **self.served,
         }
 
 
@@ -213,11 +215,12 @@ def run_selfplay(
         if store is not None:
             store.put(todo[i], part)
 
+    served: dict[str, float] = {}
     if todo:
         label = f"self-play gen {generation}"
         if len(todo) < len(numbers):
             label += f" (resumed: {len(numbers) - len(todo)} of {len(numbers)} parts saved)"
-        play_matches(
+        played = play_matches(
             game.name,
             [selfplay_player(model, params)],
             [
@@ -234,7 +237,10 @@ def run_selfplay(
             progress=label if progress else None,
             on_match=finish,
         )
-    return SelfPlayResult.from_parts([done[n] for n in numbers])
+        served = played[0].served
+    result = SelfPlayResult.from_parts([done[n] for n in numbers])
+    result.served = served
+    return result
 
 
 def part_samples(

@@ -19,10 +19,12 @@ from pathlib import Path
 
 import ray
 from ray._private import ray_constants
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 import pipeline
 from pipeline.matches import BackendError
 from pipeline.matches.chunks import init_worker, play_chunk
+from pipeline.nets.server import start_server
 
 RETRIES = 3  # runs of a chunk after its worker died (a system failure), before the stage fails
 
@@ -87,12 +89,17 @@ def cluster_cpus(address: str | None) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def run_chunks(workers, game_name: str, specs: list, jobs: list[tuple]):
-    """Each chunk's result, in the order of `jobs`, as `chunks.play_chunk` returns it."""
+def run_chunks(workers, game_name: str, specs: list, jobs: list[tuple], served: dict):
+    """Each chunk's result, in the order of `jobs`, as `chunks.play_chunk` returns it; with inference
+    servers (one per node, `_NodeServer`), their figures summed into `served`."""
     connect(workers.ray_address)
     key = uuid.uuid4().hex  # names this call's agents in the workers' one-entry cache
     agents = [ray.put(specs)]  # in a list, so a task resolves it only when its worker lacks the agents
-    refs = [_chunk_task.remote(key, game_name, agents, workers.device, *job) for job in jobs]
+    networks = [spec.served() for spec in specs if spec.network]
+    servers = _start_node_servers(game_name, networks, workers) if networks else {}
+    addresses = {node: ray.get(server.address.remote()) for node, server in servers.items()}
+    device = "cpu" if servers else workers.device  # a served task never opens the GPU
+    refs = [_chunk_task.remote(key, game_name, agents, device, addresses, *job) for job in jobs]
     try:
         for ref in refs:
             yield ray.get(ref)
@@ -100,15 +107,66 @@ def run_chunks(workers, game_name: str, specs: list, jobs: list[tuple]):
         _, pending = ray.wait(refs, num_returns=len(refs), timeout=0)
         for ref in pending:
             ray.cancel(ref, force=True)
+        _stop_node_servers(servers, served)
+
+
+def _served_nodes(workers) -> list[dict]:
+    """The alive nodes that get an inference server: every node with `inference_server: on`; with
+    auto, the nodes with a GPU (unless `device: cpu`)."""
+    nodes = [node for node in ray.nodes() if node["Alive"]]
+    if workers.inference_server == "on":
+        return nodes
+    if workers.inference_server == "off" or workers.device == "cpu":
+        return []
+    return [node for node in nodes if node["Resources"].get("GPU", 0) > 0]
+
+
+def _start_node_servers(game_name: str, networks: list, workers) -> dict:
+    """One `_NodeServer` actor on each served node, holding that node's GPU where it has one."""
+    servers = {}
+    for node in _served_nodes(workers):
+        gpus = 1 if node["Resources"].get("GPU", 0) > 0 and workers.device != "cpu" else 0
+        placement = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
+        actor = _NodeServer.options(num_gpus=gpus, scheduling_strategy=placement)
+        servers[node["NodeID"]] = actor.remote(game_name, networks, workers.device)
+    return servers
+
+
+def _stop_node_servers(servers: dict, served: dict) -> None:
+    """Stop each node's server; its figures summed into `served` (busy fraction: the servers' mean)."""
+    stats = [stat for stat in ray.get([server.stop.remote() for server in servers.values()]) if stat]
+    for server in servers.values():
+        ray.kill(server)
+    if stats:
+        calls, positions = sum(s.calls for s in stats), sum(s.positions for s in stats)
+        served["server_batch_fill"] = positions / calls if calls else 0.0
+        served["server_busy_fraction"] = sum(s.busy_fraction for s in stats) / len(stats)
+
+
+@ray.remote(num_cpus=0)
+class _NodeServer:
+    """A node's inference server (`nets/server.py`), started by this actor on the actor's node (and
+    GPU): the node's chunk tasks reach it through its local socket."""
+
+    def __init__(self, game_name: str, networks: list, device: str):
+        self.server = start_server(game_name, networks, device)
+
+    def address(self):
+        return self.server.address
+
+    def stop(self):
+        return self.server.stop()
 
 
 _built_key: list[str] = [""]
 
 
 @ray.remote(num_cpus=1, max_retries=RETRIES)
-def _chunk_task(key: str, game_name: str, agents: list, device: str, *job):
-    """One chunk in a Ray worker, with one torch thread (the task holds one CPU)."""
+def _chunk_task(key: str, game_name: str, agents: list, device: str, servers: dict, *job):
+    """One chunk in a Ray worker, with one torch thread (the task holds one CPU), its networks
+    evaluated by its node's inference server where `servers` names one."""
     if _built_key[0] != key:
-        init_worker(game_name, ray.get(agents[0]), threads=1, device=device)
+        server = servers.get(ray.get_runtime_context().get_node_id())
+        init_worker(game_name, ray.get(agents[0]), threads=1, device=device, server=server)
         _built_key[0] = key
     return play_chunk(*job)

@@ -44,7 +44,8 @@ class Workers:
         return cls(params.workers, backend.kind, backend.ray_address, params.device, backend.inference_server)
 
     def served(self) -> bool:
-        """Whether a pool's workers send their positions to one inference server."""
+        """Whether a pool's workers send their positions to one inference server (on Ray: one a node,
+        `ray_backend.py`)."""
         if self.backend != "pool" or self.inference_server == "off":
             return False
         if self.inference_server == "on" or self.device == "cuda":
@@ -86,7 +87,7 @@ def match_workers(workers: Workers, games: int) -> int:
 def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int, served: dict):
     """Each chunk's result, in the order of `jobs`; the inference server's figures into `served`."""
     if workers.backend == "ray":
-        yield from _ray_backend().run_chunks(workers, game_name, specs, jobs)
+        yield from _ray_backend().run_chunks(workers, game_name, specs, jobs, served)
     elif count == 1:
         init_worker(game_name, specs, None, workers.device)
         yield from (play_chunk(*job) for job in jobs)
