@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from shipped import shipped_params
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +62,7 @@ def edit_params(project, change):
 def tiny_pipeline_params(generations: int) -> dict:
     """params.yaml on the TINY budgets with its first `generations`: a copy of its own each call, since
     callers change it (a change to TINY's own dicts reached every project made after it)."""
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = shipped_params()
     for section, values in copy.deepcopy(TINY).items():
         params[section].update(values)
     params["generations"] = params["generations"][:generations]

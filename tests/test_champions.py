@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from shipped import shipped_params_text
 
 from pipeline import champions
 from pipeline.commands import analyse, match, play
@@ -213,9 +214,9 @@ def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_othe
     own = load_params(champions.params_path("connect4"))
     assert network_params(None, "connect4", "connect4") == own and own.search.c_puct != 3.0
     assert network_params(None, "some.ckpt", "connect4").search.c_puct == 3.0  # a file: the defaults
-    (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())  # a Tic-Tac-Mo checkout
+    (tmp_path / "params.yaml").write_text(shipped_params_text())  # a Tic-Tac-Mo checkout
     assert network_params(None, "connect4", "connect4") == own
-    local = (ROOT / "params.yaml").read_text().replace("game: tictacmo", "game: connect4", 1)
+    local = shipped_params_text().replace("game: tictacmo", "game: connect4", 1)
     (tmp_path / "params.yaml").write_text(local.replace("c_puct: 3.0", "c_puct: 1.5", 1))
     assert network_params(None, "connect4", "connect4").search.c_puct == 1.5
     assert network_params(str(champions.params_path("tictacmo")), "connect4", "connect4").game == "tictacmo"

@@ -2,6 +2,7 @@
 
 import pytest
 import yaml
+from shipped import shipped_params
 
 from pipeline.config import ConfigError, load_params, parse_params
 
@@ -62,7 +63,7 @@ def test_a_key_left_out_means_the_shipped_value_in_the_schema_and_in_search():
     search's own settings start from them."""
     from pipeline.search.mcts import SearchConfig
 
-    shipped = load_params("params.yaml")
+    shipped = parse_params(shipped_params())
     assert shipped == parse_params({"game": shipped.game, "generations": shipped.model_dump()["generations"]})
     search = SearchConfig()
     assert (search.c_puct, search.dirichlet_alpha, search.dirichlet_epsilon, search.root, search.precision) == (
@@ -88,7 +89,7 @@ def test_defaults_follow_seed_000_table_1():
 
 
 def test_project_params_file_is_valid():
-    params = load_params("params.yaml")
+    params = parse_params(shipped_params())
     assert params.game == "tictacmo"
 
 
@@ -100,7 +101,7 @@ def test_the_pig_example_params_file_is_valid_and_has_its_stated_settings():
         100,
         0.5,
     )
-    assert pig.generations == load_params("params.yaml").generations
+    assert pig.generations == parse_params(shipped_params()).generations
 
 
 def test_the_connect4_sweep_example_params_file_is_valid():

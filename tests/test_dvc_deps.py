@@ -10,6 +10,7 @@ import pytest
 import yaml
 from import_graph import ROOT, closure
 from pydantic import BaseModel
+from shipped import shipped_params
 
 import pipeline.config
 from pipeline.config import NOT_SETTING, Params, Section
@@ -74,7 +75,7 @@ def params_read(tmp_path_factory) -> dict[str, set[str]]:
     dumped (a checkpoint's provenance hash). The schema's own validators read while loading, not the
     stage; MLflow's copy of every param is a log, not an output."""
     project = tmp_path_factory.mktemp("stages")
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = shipped_params()
     for key, value in TINY.items():
         params[key] = {**params[key], **value} if isinstance(value, dict) else value
     params["generations"] = params["generations"][:1]
