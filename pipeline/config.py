@@ -46,6 +46,8 @@ MAX_SIMULATIONS = 1_000_000
 MAX_GAMES = 10_000_000
 MAX_SIDE_BY_SIDE = 65_536
 MAX_TREE_NODES = 2**27
+MAX_SEED = 2**63 - 1  # torch's manual_seed and numpy's generators take it
+MAX_WORKERS = 4096  # processes or Ray tasks at once
 Int = Annotated[int, BeforeValidator(_not_bool)]
 Float = Annotated[float, BeforeValidator(_not_bool)]
 Simulations = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIMULATIONS)]
@@ -60,9 +62,9 @@ class Section(BaseModel):
 
 
 class NetworkParams(Section):
-    blocks: Int = Field(4, ge=1)
-    channels: Int = Field(32, ge=4)
-    se_reduction: Int = Field(4, ge=1)
+    blocks: Int = Field(4, ge=1, le=100)  # ResNet-200 has 66 bottleneck blocks; KataGo's largest, 40
+    channels: Int = Field(32, ge=4, le=1024)
+    se_reduction: Int = Field(4, ge=1, le=1024)
 
 
 class ValueParams(Section):
@@ -121,7 +123,7 @@ class SelfPlayParams(Section):
 
 
 class TrainParams(Section):
-    batch_size: Int = Field(64, ge=1)
+    batch_size: Int = Field(64, ge=1, le=MAX_SIDE_BY_SIDE)
     learning_rate: Float = Field(1e-3, gt=0)
     lr_schedule: Literal["constant", "cosine"] = "constant"
     weight_decay: Float = Field(1e-4, ge=0)
@@ -322,9 +324,11 @@ NOT_SETTING = ("threads", "device", "backend", "tracking", "sweep")
 
 class Params(Section):
     game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
-    seed: Int = 0
+    seed: Int = Field(0, ge=0, le=MAX_SEED)
     threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = follow the free cores")
-    workers: Int = Field(0, ge=0, description="chunks of games in flight; 0 = one per core (of the Ray cluster)")
+    workers: Int = Field(
+        0, ge=0, le=MAX_WORKERS, description="chunks of games in flight; 0 = one per core (of the Ray cluster)"
+    )
     backend: BackendParams = BackendParams()
     device: Literal["auto", "cpu", "cuda"] = Field("auto", description="where networks train and infer")
     warm_start: str | None = Field(

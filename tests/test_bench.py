@@ -38,7 +38,7 @@ def test_each_figure_is_one_row():
 def test_a_batch_below_one_is_one_error_line(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--batch", "0"])
-    assert capsys.readouterr().err.splitlines()[-1].endswith("error: --batch and --positions must be at least 1")
+    assert capsys.readouterr().err.splitlines()[-1].endswith("error: --batch: expected a positive integer, got 0")
 
 
 def test_games_picks_the_games_measured():

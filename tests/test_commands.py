@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pipeline.commands import COMMANDS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,3 +49,43 @@ def test_a_command_gets_its_own_arguments():
     assert done.stdout.startswith("pig goal 10: the first player wins with probability ")
     done = pipeline_command("solve", "--help")
     assert done.returncode == 0 and done.stdout.startswith("usage: python -m pipeline solve ")
+
+
+def test_a_reader_that_stops_early_gets_no_traceback():
+    """`python -m pipeline champions | head -1`: the pipe closes before the command has printed."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline", "champions"], stdout=write, stderr=subprocess.PIPE, env=env
+    )
+    os.close(write)
+    assert (done.returncode, done.stderr) == (141, b"")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["analyse", "--simulations", "99999999999"], "--simulations: expected at most 1,000,000, got 99,999,999,999"),
+        (["play", "--seed", "-1"], "--seed: expected an integer of at least 0, got -1"),
+        (["match", "tictacmo", "uct:4", "--seed", "-5"], "--seed: expected an integer of at least 0, got -5"),
+        (["match", "tictacmo", "uct:99999999999"], "uct:99999999999: neither a checkpoint file nor a baseline"),
+        (
+            ["match", "tictacmo", "uct:4", "--games-per-seating", "999999999999999"],
+            "--games-per-seating: expected at most",
+        ),
+        (["solve", "pig", "--goal", "99999999999"], "--goal: expected at most 200, got 99,999,999,999"),
+        (["bench", "--threads", "-1"], "--threads: expected an integer of at least 0, got -1"),
+        (["connect4_benchmark", "connect4", "--simulations", "-1"], "--simulations: expected an integer of at least 0"),
+        (["connect4_benchmark", "connect4", "--positions", "0"], "--positions: expected a positive integer, got 0"),
+        (["connect4_benchmark", "connect4", "--c-puct", "nan"], "--c-puct: expected a positive number, got nan"),
+    ],
+)
+def test_a_number_no_machine_can_use_is_one_error_line(argv, message, capsys):
+    from pipeline.commands import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stopped.value.code in (1, 2) and "Traceback" not in err
+    assert message in err.strip().splitlines()[-1]

@@ -46,6 +46,12 @@ def with_(**changes):
         (with_(sweep={"space": {"search.c_puct": {"low": 0.5, "high": float("inf")}}}), "sweep.space.*finite"),
         (with_(search={"c_puct": "x" * 1_000_000}), r"search.c_puct: .*\(got 'x{50,56}\.\.\.\)$"),
         (with_(search={"greedy_playout_weight": 1.5}), "search.greedy_playout_weight: .*less than or equal to 1"),
+        (with_(network={"blocks": 10**8}), "network.blocks: .*less than or equal to 100"),
+        (with_(network={"channels": 10**9}), "network.channels: .*less than or equal to 1024"),
+        (with_(train={"batch_size": 10**13}), "train.batch_size: .*less than or equal to 65536"),
+        (with_(workers=10**8), "workers: .*less than or equal to 4096"),
+        (with_(seed=-1), "seed: .*greater than or equal to 0"),
+        (with_(seed=10**27), "seed: .*less than or equal to 9223372036854775807"),
         (
             with_(search={"greedy_playout_weight": 0.5}),
             "search.greedy_playout_weight: game 'tictacmo' has no player-greedy policy to play out with; set 0",

@@ -5,6 +5,7 @@ notebooks; bad params refused (another game: `test_pipeline_games.py`)."""
 
 import json
 import re
+import shlex
 import shutil
 import sys
 
@@ -64,29 +65,73 @@ def test_pipeline_runs_incrementally_and_restores_each_experiment(project):
     assert len(added) == 4, "only the changed fig. 3 matches (2 levels x 2 subjects) are played again"
 
     run(["git", "checkout", "params.yaml"], project)  # back to the baseline's two generations
-    ran = exp_run(project, "--temp", "-n", "cpuct", "-S", "search.c_puct=2.0")  # in a copy under .dvc/tmp
-    assert ran >= {"selfplay@0", "gate@1", "report"} and "init" not in ran
+    commands = readme_experiment_commands()
+    changes = {command[command.index("-n") + 1]: command[-1] for command in commands if command[:3] == EXP_RUN}
+    assert list(changes) == ["cpuct2", "alpha03", "ratings8"] and "--temp" in commands[0]
+    outputs = [run(command, project).stdout for command in commands]  # as the README writes them
+    assert "init" not in ran_stages(outputs[0]) and {"selfplay@0", "gate@1", "report"} <= set(ran_stages(outputs[0]))
+    assert set(ran_stages(outputs[2])) == {"evaluate", "report"}
+    table = outputs[-1]  # `dvc exp show --only-changed ...`: the changed params, not all ~120
+    assert all(name in table for name in changes) and "c_puct" in table and "gumbel" not in table
 
     shown = json.loads(run(["dvc", "exp", "show", "--json"], project).stdout)
-    metrics = {row["name"] or row["rev"]: summary_of(row) for row in experiment_rows(shown)}
+    rows = {row["name"] or row["rev"]: row for row in experiment_rows(shown)}
     branch = run(["git", "branch", "--show-current"], project).stdout.strip()
-    assert set(metrics) == {"workspace", branch, "longer", "fig3", "cpuct"}, "a row with numbers for each"
+    baseline = flat_params(rows[branch])
+    for name, change in changes.items():  # each README experiment has its own change and no other
+        key, value = change.split("=")
+        differ = {k for k, v in flat_params(rows[name]).items() if baseline.get(k) != v}
+        assert differ == {key} and str(flat_params(rows[name])[key]) == value, (name, differ)
+    metrics = {name: summary_of(row) for name, row in rows.items()}
+    assert set(metrics) == {"workspace", branch, "longer", "fig3", *changes}, "a row with numbers for each"
     for name, summary in metrics.items():
         assert set(summary) >= {"champion_gen", "elo", "fig3_ahead", "gate_score", "policy_loss"}, name
         assert all(isinstance(value, int | float) for value in summary.values()), (name, summary)
-    assert metrics["longer"]["champion_gen"] == 3 and metrics["cpuct"]["champion_gen"] == 2
-    diff = json.loads(run(["dvc", "exp", "diff", "fig3", "cpuct", "--json"], project).stdout)
+    assert metrics["longer"]["champion_gen"] == 3 and metrics["cpuct2"]["champion_gen"] == 2
+    diff = json.loads(run(["dvc", "exp", "diff", "fig3", "cpuct2", "--json"], project).stdout)
     c_puct = diff["params"]["params.yaml"]["search.c_puct"]
-    assert (c_puct["old"], c_puct["new"]) == (3.0, 2.0)
+    assert (c_puct["old"], c_puct["new"]) == (3.0, 2)
     assert diff["metrics"]["metrics/summary.json"]["champion_gen"] == {"old": 3, "new": 2, "diff": -1}
 
     run(["dvc", "exp", "apply", "longer"], project)  # its metrics and report come back with its params
     assert json.loads((project / "metrics/summary.json").read_text())["champion_gen"] == 3
-    run(["dvc", "exp", "apply", "cpuct"], project)
+    run(["dvc", "exp", "apply", "cpuct2"], project)
     assert "c_puct 2.0" in (project / "reports/report.md").read_text()
-    assert json.loads((project / "metrics/summary.json").read_text()) == metrics["cpuct"]
-    run(["git", "checkout", "params.yaml", "dvc.lock"], project)  # the baseline again
-    run(["dvc", "checkout", "--force"], project)
+    assert json.loads((project / "metrics/summary.json").read_text()) == metrics["cpuct2"]
+    run(["bash", "-c", readme_line("returns to the baseline")], project)
+    assert json.loads((project / "metrics/summary.json").read_text()) == metrics[branch]
+    assert run(["git", "status", "--porcelain", "params.yaml", "dvc.lock"], project).stdout == ""
+
+
+EXP_RUN = ["dvc", "exp", "run"]
+
+
+def readme_experiment_commands() -> list[list[str]]:
+    """The experiment lines of the README's "Comparing experiments" block, as written."""
+    block = (ROOT / "README.md").read_text().split("### Comparing experiments")[1].split("```bash")[1]
+    lines = block.split("```")[0].splitlines()
+    return [shlex.split(line.split("  #")[0]) for line in lines if line.startswith("dvc exp")]
+
+
+def readme_line(context: str) -> str:
+    """The command in backticks that the README writes just before `context`."""
+    text = " ".join((ROOT / "README.md").read_text().split())
+    return text.split(context)[0].rsplit("`", 2)[-2]
+
+
+def ran_stages(output: str) -> list[str]:
+    return re.findall(r"Running stage '([^']+)'", output)
+
+
+def flat_params(row: dict) -> dict:
+    def flat(data, prefix=""):
+        for key, value in data.items():
+            if isinstance(value, dict):
+                yield from flat(value, f"{prefix}{key}.")
+            else:
+                yield f"{prefix}{key}", value
+
+    return dict(flat(row["data"]["params"]["params.yaml"]["data"]))
 
 
 def experiment_rows(shown: list[dict]) -> list[dict]:
@@ -110,15 +155,23 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
     experiment = client.get_experiment_by_name("alphazero")
     parents = client.search_runs([experiment.experiment_id], "tags.setting != ''", order_by=["attributes.start_time"])
     names = [parent.data.tags.get("dvc_experiment", "") for parent in parents]
-    assert names == ["", "longer", "fig3", "cpuct"], "one parent run per setting, named for its experiment"
-    baseline, longer, fig3, cpuct = parents
+    assert names == ["", "longer", "fig3", "cpuct2", "alpha03", "ratings8"], "one parent run per setting, named"
+    baseline, longer, fig3, cpuct, alpha, ratings = parents
     commits = [parent.data.tags["mlflow.source.git.commit"] for parent in parents]
     ran_on, head = run(["git", "rev-parse", "HEAD~1", "HEAD"], project).stdout.split()  # the project, the baseline
-    assert commits == [ran_on, head, head, head], "the commit each ran on"
-    assert [parent.data.params["search.c_puct"] for parent in parents] == ["3.0", "3.0", "3.0", "2.0"]
-    assert [parent.data.params["evaluate.fig3.games_per_seating"] for parent in parents] == ["1", "1", "2", "1"]
+    assert commits == [ran_on] + [head] * 5, "the commit each ran on"
+    assert [parent.data.params["search.c_puct"] for parent in parents] == ["3.0"] * 3 + ["2.0", "3.0", "3.0"]
+    assert [parent.data.params["search.dirichlet_alpha"] for parent in parents] == ["1.0"] * 4 + ["0.3", "1.0"]
+    assert [parent.data.params["evaluate.fig3.games_per_seating"] for parent in parents] == [
+        "1",
+        "1",
+        "2",
+        "1",
+        "1",
+        "1",
+    ]
     assert all(parent.info.status == "FINISHED" for parent in parents)
-    for parent, generations in ((baseline, 2), (longer, 3), (fig3, 3), (cpuct, 2)):
+    for parent, generations in ((baseline, 2), (longer, 3), (fig3, 3), (cpuct, 2), (alpha, 2), (ratings, 2)):
         for metric in ("gate_score", "train_policy_loss", "selfplay_games", "elo"):
             steps = [m.step for m in client.get_metric_history(parent.info.run_id, metric)]
             first = 0 if metric == "elo" else 1  # the ratings start at generation 0
@@ -136,16 +189,16 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
     assert {r.info.run_name for r in children} == {"evaluate-gen3", "report-gen3"}, "fig3 ran only these stages"
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")
     gate = client.get_run(champion.run_id)
-    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == cpuct.info.run_id
-    assert champion.tags["setting"] == cpuct.data.tags["setting"]
+    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == alpha.info.run_id
+    assert champion.tags["setting"] == alpha.data.tags["setting"]  # the last experiment that promoted
 
 
 def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tmp_path):
     env_uri = f"sqlite:///{project / 'mlflow.db'}"
     compare = [sys.executable, "-m", "pipeline", "compare", "--tracking-uri", env_uri, "--out", str(tmp_path)]
-    result = run([*compare, "cpuct", "fig3"], ROOT)
+    result = run([*compare, "cpuct2", "fig3"], ROOT)
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("run=fig3") and lines[1].startswith("run=cpuct") and "search.c_puct=2.0" in lines[1]
+    assert lines[0].startswith("run=fig3") and lines[1].startswith("run=cpuct2") and "search.c_puct=2.0" in lines[1]
     page = (tmp_path / "compare.md").read_text()
     assert "params that differ: evaluate.fig3.games_per_seating, generations, search.c_puct" in page
     assert (tmp_path / "curves.png").stat().st_size > 0
@@ -165,7 +218,7 @@ def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tm
             if cell.cell_type == "code"
             for output in cell.get("outputs", [])
         )
-        assert "4 runs in 'alphazero'" in text and "search.c_puct" in text, notebook.name
+        assert "6 runs in 'alphazero'" in text and "search.c_puct" in text, notebook.name
 
 
 def test_bad_params_stop_a_stage_with_one_line(project):

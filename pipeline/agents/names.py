@@ -18,6 +18,7 @@ from pathlib import Path
 from pipeline import champions
 from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.agents.spec import AgentSpec
+from pipeline.config import MAX_SIMULATIONS
 
 # What N means for the kinds that take one; the others take none.
 NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total", "mce": "playouts"}
@@ -53,9 +54,12 @@ def parse_player(text: str, kinds: Collection[str], default_number: int | None =
             raise ValueError(f"{text!r}: {kind} takes no number")
         if kind in TIMED and (seconds := _seconds(number)) is not None:
             return PlayerName(kind, None, text, seconds)
-        if kind in NUMBERS and (colon or not optional) and not (number.isdigit() and int(number) > 0):
+        in_range = number.isdigit() and 0 < int(number) <= MAX_SIMULATIONS
+        if kind in NUMBERS and (colon or not optional) and not in_range:
             timed = f", or a time a move such as {kind}:0.5s" if kind in TIMED else ""
-            raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, a positive integer{timed}")
+            raise ValueError(
+                f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, an integer from 1 to {MAX_SIMULATIONS:,}{timed}"
+            )
         if kind not in NUMBERS:
             return PlayerName(kind, None, text)
         return PlayerName(kind, int(number) if colon else default_number, text)

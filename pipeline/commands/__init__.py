@@ -5,6 +5,8 @@ this package; the DVC stages share its `cli.py`."""
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
 
 COMMANDS = {  # name: one line for `python -m pipeline --help`
@@ -38,4 +40,9 @@ def main(argv: list[str] | None = None) -> None:
         what = f"unknown command {argv[0]!r}" if argv else "no command given"
         print(f"error: {what}; expected one of: {', '.join(COMMANDS)}", file=sys.stderr)
         sys.exit(2)
-    importlib.import_module(f"{__name__}.{argv[0]}").main(argv[1:])
+    try:
+        importlib.import_module(f"{__name__}.{argv[0]}").main(argv[1:])
+        sys.stdout.flush()
+    except BrokenPipeError:  # `... | head -1` stopped reading: stop quietly, as `yes | head -1` does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit too
+        sys.exit(128 + signal.SIGPIPE)

@@ -38,8 +38,9 @@ import numpy as np
 
 from pipeline.agents.recipes import search_config
 from pipeline.clip import clip
-from pipeline.commands.cli import add_simulations, command_parser
+from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
+from pipeline.config import MAX_SIDE_BY_SIDE, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import ConnectGame
 from pipeline.games.moves import read_position
@@ -78,8 +79,10 @@ def main(argv):
     parser.add_argument("--json", action="store_true", help="one JSON object a line")
     parser.add_argument("--batch", type=int, help="lines searched together (default 64, 1 at a terminal)")
     args = parser.parse_args(argv)
-    if args.simulations < 0 or (args.batch is not None and args.batch < 1):
-        parser.error("--simulations must be at least 0 and --batch at least 1")
+    if problem := out_of_range(0, MAX_SIMULATIONS, {"--simulations": args.simulations}) or out_of_range(
+        1, MAX_SIDE_BY_SIDE, {"--batch": args.batch}
+    ):
+        parser.error(problem)
     if not (args.checkpoint or args.champion):  # --game alone is enough to play, never to analyse
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
     game, model = load_network(parser, args)

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pipeline.commands.cli import command_parser
-from pipeline.config import TrainParams, parse_params
+from pipeline.commands.cli import command_parser, out_of_range
+from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, TrainParams, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
@@ -314,8 +314,12 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--positions", type=int, default=20, help="with --solver: positions per set")
     args = parser.parse_args(argv)
-    if args.batch < 1 or args.positions < 1:
-        parser.error("--batch and --positions must be at least 1")
+    if problem := (
+        out_of_range(1, MAX_SIDE_BY_SIDE, {"--batch": args.batch})
+        or out_of_range(1, MAX_GAMES, {"--positions": args.positions})
+        or out_of_range(0, MAX_WORKERS, {"--threads": args.threads})
+    ):
+        parser.error(problem)
     games = re.split(r",(?![^()]*\))", args.games)  # commas inside a game's options stay
     if unknown := [name for name in games if name not in GAMES]:
         parser.error(f"--games: unknown {', '.join(unknown)}; expected some of {', '.join(GAMES)}")

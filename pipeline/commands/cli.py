@@ -16,12 +16,24 @@ def command_parser(name: str, doc: str, **options) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(prog=f"python -m pipeline {name}", description=description, **options)
 
 
-def refuse_below(minimum: int, options: dict[str, int | None]) -> None:
-    """A usage error naming the first option (of those given: None is not) below `minimum`."""
+def out_of_range(minimum: int, maximum: int, options: dict[str, int | None]) -> str | None:
+    """What is wrong with the first option (of those given: None is not) outside [minimum, maximum]:
+    below it, or so far above anything a machine runs (a slip of the keyboard: 10^11 simulations) that
+    it would end in a traceback or never; None where all are in range."""
     for option, value in options.items():
-        if value is not None and value < minimum:
-            expected = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
-            raise UsageError(f"{option}: expected {expected}, got {value}")
+        if value is None or minimum <= value <= maximum:
+            continue
+        if value > maximum:
+            return f"{option}: expected at most {maximum:,}, got {value:,}"
+        expected = "a positive integer" if minimum == 1 else f"an integer of at least {minimum}"
+        return f"{option}: expected {expected}, got {value}"
+    return None
+
+
+def refuse_outside(minimum: int, maximum: int, options: dict[str, int | None]) -> None:
+    """A usage error (one line, status 1) naming the first option outside [minimum, maximum]."""
+    if message := out_of_range(minimum, maximum, options):
+        raise UsageError(message)
 
 
 def add_simulations(parser: argparse.ArgumentParser, old: str, **options) -> None:

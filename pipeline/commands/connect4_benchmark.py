@@ -14,9 +14,11 @@ search (`--root gumbel`, no noise) sequential halving's choice.
 from __future__ import annotations
 
 import json
+import math
 
 from pipeline import champions
-from pipeline.commands.cli import add_simulations, command_parser
+from pipeline.commands.cli import add_simulations, command_parser, out_of_range
+from pipeline.config import MAX_GAMES, MAX_SIMULATIONS
 from pipeline.evaluation.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.games import make_game
 from pipeline.jobs.entry import entry_point
@@ -43,8 +45,12 @@ def main(argv):
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    if args.c_puct <= 0:
+    if not (math.isfinite(args.c_puct) and args.c_puct > 0):
         parser.error(f"--c-puct: expected a positive number, got {args.c_puct}")
+    problems = [out_of_range(0, MAX_SIMULATIONS, {"--simulations": n}) for n in args.simulations]
+    problems.append(out_of_range(1, MAX_GAMES, {"--positions": args.positions}))
+    if problem := next(filter(None, problems), None):
+        parser.error(problem)
     game = make_game("connect4")
     files = resolve_files(args.data_dir, args.files)
     if not files:

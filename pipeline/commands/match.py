@@ -34,8 +34,9 @@ from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.search_agent import TIMED_SIMULATIONS
-from pipeline.commands.cli import add_simulations, command_parser, refuse_below
+from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
 from pipeline.commands.networks import add_params_argument, network_params
+from pipeline.config import MAX_GAMES, MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import make_game
 from pipeline.jobs.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
@@ -64,7 +65,9 @@ def main(argv):
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
     parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
     args = parser.parse_args(argv)
-    refuse_below(1, {"--games-per-seating": args.games_per_seating, "--simulations": args.simulations})
+    refuse_outside(1, MAX_GAMES, {"--games-per-seating": args.games_per_seating})
+    refuse_outside(1, MAX_SIMULATIONS, {"--simulations": args.simulations})
+    refuse_outside(0, MAX_SEED, {"--seed": args.seed})
     if args.move_time is not None and not args.move_time > 0:
         raise UsageError(f"--move-time: expected seconds above 0, got {args.move_time}")
     first_player = baseline_or_network(args.first)

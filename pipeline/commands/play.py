@@ -29,8 +29,9 @@ from pipeline import champions
 from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
 from pipeline.agents.names import SEATS, PlayerName, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_play, search_config
-from pipeline.commands.cli import add_simulations, command_parser
+from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
+from pipeline.config import MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
 from pipeline.jobs.entry import entry_point
@@ -150,8 +151,10 @@ def main(argv):
     add_simulations(parser, "--sims", default=50, help="search budget of az and uct seats without their own")
     parser.add_argument("--seed", type=int, default=0, help="dice and the random players")
     args = parser.parse_args(argv)
-    if args.simulations < 1:
-        parser.error("--simulations must be at least 1")
+    if problem := out_of_range(1, MAX_SIMULATIONS, {"--simulations": args.simulations}) or out_of_range(
+        0, MAX_SEED, {"--seed": args.seed}
+    ):
+        parser.error(problem)
     game, model = load_network(parser, args)
     if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
         print(champions.summary(name), flush=True)

@@ -17,8 +17,8 @@ from __future__ import annotations
 import sys
 
 from pipeline.clip import clip
-from pipeline.commands.cli import command_parser
-from pipeline.solvers.pig import hold_thresholds, solve_pig
+from pipeline.commands.cli import command_parser, out_of_range
+from pipeline.solvers.pig import MAX_GOAL, hold_thresholds, solve_pig
 
 
 def solve_connect4_lines(lines, weak: bool) -> bool:
@@ -80,8 +80,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.game == "tictacmo":
         solve_tictacmo_position(args.moves, args.tie_break)
         return
-    if args.goal < 2:
-        parser.error("--goal must be at least 2")
+    if problem := out_of_range(2, MAX_GOAL, {"--goal": args.goal}):
+        parser.error(problem)
     p, rolls = solve_pig(args.goal)
     print(f"pig goal {args.goal}: the first player wins with probability {p[0, 0, 0]:.6f} under optimal play")
     if args.policy:

@@ -16,8 +16,8 @@ from pathlib import Path
 import optuna
 
 from pipeline.atomic import write_json
-from pipeline.commands.cli import command_parser, refuse_below
-from pipeline.config import load_params
+from pipeline.commands.cli import command_parser, refuse_outside
+from pipeline.config import MAX_GAMES, MAX_WORKERS, load_params
 from pipeline.jobs.entry import entry_point
 from pipeline.sweeps import confirmation
 from pipeline.sweeps.report import write_report
@@ -57,8 +57,10 @@ def main(argv):
         "--versus-baseline", type=int, default=0, metavar="G", help="best vs baseline trial, G games per seating"
     )
     args = parser.parse_args(argv)
-    refuse_below(1, {"--jobs": args.jobs, "--trials": args.trials})  # before a study or a run is opened
-    refuse_below(0, {"--worker": args.worker, "--versus-baseline": args.versus_baseline})
+    refuse_outside(1, MAX_WORKERS, {"--jobs": args.jobs})  # before a study or a run is opened
+    refuse_outside(1, MAX_GAMES, {"--trials": args.trials})
+    refuse_outside(0, MAX_WORKERS, {"--worker": args.worker})
+    refuse_outside(0, MAX_GAMES, {"--versus-baseline": args.versus_baseline})
     params = load_params(args.params)
     url = resolve_storage(args.storage, params)
     trials = args.trials or params.sweep.trials
