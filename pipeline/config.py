@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import reprlib
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -445,8 +446,18 @@ def _describe(error: dict) -> str:
     if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
         return f"{error['ctx']['error']}" if not error["loc"] else f"{where}: {error['ctx']['error']}"
     if kind == "literal_error":
-        return f"{where}: unknown value {clip(repr(error['input']), 60)}; expected {error['ctx']['expected']}"
-    return f"{where}: {error['msg']} (got {clip(repr(error['input']), 60)})"
+        return f"{where}: unknown value {_quoted(error['input'])}; expected {error['ctx']['expected']}"
+    return f"{where}: {error['msg']} (got {_quoted(error['input'])})"
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 60, 60
+
+
+def _quoted(value) -> str:
+    """The value a user gave, cut before it is written out: `repr` of a nest of YAML aliases would
+    expand it whole (billions of items) only to print 60 characters of it."""
+    return clip(_SHORT.repr(value), 60)
 
 
 # Old spellings of renamed params, still read so that users' params files work: one word, `simulations`,
@@ -502,11 +513,35 @@ def parse_params(data: dict, source: str = "params.yaml") -> Params:
         raise ConfigError(f"{source}: {_describe(err.errors()[0])}") from None
 
 
+MAX_YAML_VALUES = 100_000  # a params file has a few hundred; YAML aliases could make one of billions
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
+    """How many values `node` stands for once its aliases are expanded, each shared node counted once
+    per use but walked once (`sizes`), so a nest of aliases is measured without being expanded."""
+    if id(node) not in sizes:
+        children = node.value if isinstance(node, yaml.SequenceNode) else []
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        sizes[id(node)] = min(1 + sum(_expanded_size(child, sizes) for child in children), MAX_YAML_VALUES + 1)
+    return sizes[id(node)]
+
+
+def _read_yaml(text: str, path: Path):
+    """The document in `text`, refused (one line) where its aliases expand past `MAX_YAML_VALUES`."""
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    if node is not None and _expanded_size(node, {}) > MAX_YAML_VALUES:
+        raise ConfigError(
+            f"{path}: its YAML aliases expand to more than {MAX_YAML_VALUES:,} values; expected a params file"
+        )
+    return yaml.safe_load(text)
+
+
 def load_params(path: Path | str = "params.yaml") -> Params:
     path = Path(path)
     try:
         raw = path.read_bytes()
-        data = yaml.safe_load(raw.decode("utf-8"))
+        data = _read_yaml(raw.decode("utf-8"), path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
     except OSError as err:
