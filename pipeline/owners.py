@@ -4,8 +4,11 @@ processes of this host can be checked: an owner elsewhere is presumed alive."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import socket
+import threading
+import time
 
 import psutil
 
@@ -32,3 +35,18 @@ def _started(pid: int) -> str | None:
         return f"{process.create_time():.2f}"
     except psutil.NoSuchProcess:
         return None
+
+
+def exit_with_parent() -> None:
+    """End this process (a pool worker, the inference server) once the process that started it is
+    gone: where the out-of-memory killer took a stage, its workers (hundreds of MB each) would
+    otherwise wait for work that never comes, for good. Checked once a second by a daemon thread."""
+    started_by = multiprocessing.parent_process()  # its pid holds even where that parent died before this ran
+    parent = started_by.pid if started_by is not None else os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()

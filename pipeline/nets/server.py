@@ -29,6 +29,7 @@ from multiprocessing.connection import Client, Connection, Listener, wait
 import numpy as np
 
 from pipeline.nets import InferenceServerError
+from pipeline.owners import exit_with_parent
 from pipeline.threads import follow_free_cores
 
 START_TIMEOUT_S = 120.0  # building the networks (TorchScript freezing, CUDA start-up) before the first answer
@@ -217,6 +218,7 @@ def _serve(game_name: str, networks: list[ServedNetwork], address: ServerAddress
     from pipeline.games import make_game
     from pipeline.nets.evaluator import use_device
 
+    exit_with_parent()
     try:
         use_device(device)
         listener = Listener(address.path, "AF_UNIX", authkey=address.authkey)

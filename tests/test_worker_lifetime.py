@@ -1,0 +1,51 @@
+"""Worker processes and the inference server end with the stage that started them: where the
+out-of-memory killer takes a stage, nothing it started is left waiting for work (issue 53)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LONG_MATCH = """
+import torch
+from pipeline.agents.search_agent import PlayConfig
+from pipeline.agents.spec import AgentSpec
+from pipeline.games import make_game
+from pipeline.matches.workers import Workers, play_match
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.search import SearchConfig
+
+if __name__ == "__main__":
+    network = SENet(NetworkShape.for_game(make_game("tictactoe"), 1, 8, 2))
+    spec = AgentSpec.alphazero("az", network, PlayConfig(simulations=5000), SearchConfig())
+    play_match("tictactoe", [spec], [[0, 0]] * 64, 0, 8, Workers(2, inference_server="on", device="cpu"))
+"""
+
+
+def test_a_killed_stage_leaves_no_worker_and_no_server_behind(tmp_path):
+    script = tmp_path / "long_match.py"
+    script.write_text(LONG_MATCH)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    stage = subprocess.Popen([sys.executable, str(script)], env=env, stderr=subprocess.DEVNULL)
+    parent = psutil.Process(stage.pid)
+    try:
+        deadline = time.monotonic() + 120
+        children: list[psutil.Process] = []
+        while time.monotonic() < deadline and len(children) < 4:  # 2 workers, the server, the resource tracker
+            time.sleep(0.2)
+            children = parent.children()
+        assert len(children) >= 4, f"the match never started its processes: {children}"
+        time.sleep(2)  # the workers search and wait on the server
+    finally:
+        stage.send_signal(signal.SIGKILL)  # as the out-of-memory killer does: no clean-up runs
+        stage.wait()
+    _, alive = psutil.wait_procs(children, timeout=60)
+    assert alive == [], f"left behind: {[p.cmdline()[-3:] for p in alive]}"
