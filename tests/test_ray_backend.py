@@ -151,12 +151,13 @@ def assert_same_samples(a: dict, b: dict) -> None:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
 
 
-def chunk_worker_pids() -> list[int]:
+def chunk_worker_pids(folder: str) -> list[int]:
+    """The workers running a chunk in the cluster of `folder`: never another Ray's on this machine."""
     pids = []
-    for proc in Path("/proc").iterdir():
+    for process in ray_processes(folder):
         try:
-            if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(TASK_TITLE):
-                pids.append(int(proc.name))
+            if (Path("/proc") / str(process.pid) / "cmdline").read_bytes().startswith(TASK_TITLE):
+                pids.append(process.pid)
         except OSError:
             pass  # the process ended while we looked
     return pids
@@ -195,7 +196,7 @@ def test_a_worker_killed_mid_chunk_loses_and_doubles_nothing(cluster):
     player = threading.Thread(target=run)
     player.start()
     while player.is_alive() and not killed:
-        for pid in chunk_worker_pids():
+        for pid in chunk_worker_pids(cluster[1]):
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
             break
