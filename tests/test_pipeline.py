@@ -67,10 +67,10 @@ def test_pipeline_runs_incrementally_and_restores_each_experiment(project):
     run(["git", "checkout", "params.yaml"], project)  # back to the baseline's two generations
     commands = readme_experiment_commands()
     changes = {command[command.index("-n") + 1]: command[-1] for command in commands if command[:3] == EXP_RUN}
-    assert list(changes) == ["cpuct2", "alpha03", "ratings8"] and "--temp" in commands[0]
+    assert list(changes) == ["cpuct2", "ratings8"] and "--temp" in commands[0]
     outputs = [run(command, project).stdout for command in commands]  # as the README writes them
     assert "init" not in ran_stages(outputs[0]) and {"selfplay@0", "gate@1", "report"} <= set(ran_stages(outputs[0]))
-    assert set(ran_stages(outputs[2])) == {"evaluate", "report"}
+    assert set(ran_stages(outputs[1])) == {"evaluate", "report"}
     table = outputs[-1]  # `dvc exp show --only-changed ...`: the changed params, not all ~120
     assert all(name in table for name in changes) and "c_puct" in table and "gumbel" not in table
 
@@ -155,23 +155,17 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
     experiment = client.get_experiment_by_name("alphazero")
     parents = client.search_runs([experiment.experiment_id], "tags.setting != ''", order_by=["attributes.start_time"])
     names = [parent.data.tags.get("dvc_experiment", "") for parent in parents]
-    assert names == ["", "longer", "fig3", "cpuct2", "alpha03", "ratings8"], "one parent run per setting, named"
-    baseline, longer, fig3, cpuct, alpha, ratings = parents
+    assert names == ["", "longer", "fig3", "cpuct2", "ratings8"], "one parent run per setting, named"
+    baseline, longer, fig3, cpuct, ratings = parents
     commits = [parent.data.tags["mlflow.source.git.commit"] for parent in parents]
     ran_on, head = run(["git", "rev-parse", "HEAD~1", "HEAD"], project).stdout.split()  # the project, the baseline
-    assert commits == [ran_on] + [head] * 5, "the commit each ran on"
-    assert [parent.data.params["search.c_puct"] for parent in parents] == ["3.0"] * 3 + ["2.0", "3.0", "3.0"]
-    assert [parent.data.params["search.dirichlet_alpha"] for parent in parents] == ["1.0"] * 4 + ["0.3", "1.0"]
-    assert [parent.data.params["evaluate.fig3.games_per_seating"] for parent in parents] == [
-        "1",
-        "1",
-        "2",
-        "1",
-        "1",
-        "1",
-    ]
+    assert commits == [ran_on] + [head] * 4, "the commit each ran on"
+    assert [parent.data.params["search.c_puct"] for parent in parents] == ["3.0"] * 3 + ["2.0", "3.0"]
+    assert [parent.data.params["evaluate.ratings.games_per_seating"] for parent in parents] == ["1"] * 4 + ["8"]
+    fig3_games = [parent.data.params["evaluate.fig3.games_per_seating"] for parent in parents]
+    assert fig3_games == ["1", "1", "2", "1", "1"]
     assert all(parent.info.status == "FINISHED" for parent in parents)
-    for parent, generations in ((baseline, 2), (longer, 3), (fig3, 3), (cpuct, 2), (alpha, 2), (ratings, 2)):
+    for parent, generations in ((baseline, 2), (longer, 3), (fig3, 3), (cpuct, 2), (ratings, 2)):
         for metric in ("gate_score", "train_policy_loss", "selfplay_games", "elo"):
             steps = [m.step for m in client.get_metric_history(parent.info.run_id, metric)]
             first = 0 if metric == "elo" else 1  # the ratings start at generation 0
@@ -189,8 +183,8 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
     assert {r.info.run_name for r in children} == {"evaluate-gen3", "report-gen3"}, "fig3 ran only these stages"
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")
     gate = client.get_run(champion.run_id)
-    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == alpha.info.run_id
-    assert champion.tags["setting"] == alpha.data.tags["setting"]  # the last experiment that promoted
+    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == cpuct.info.run_id
+    assert champion.tags["setting"] == cpuct.data.tags["setting"]  # the last experiment that promoted
 
 
 def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tmp_path):
@@ -218,7 +212,7 @@ def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tm
             if cell.cell_type == "code"
             for output in cell.get("outputs", [])
         )
-        assert "6 runs in 'alphazero'" in text and "search.c_puct" in text, notebook.name
+        assert "5 runs in 'alphazero'" in text and "search.c_puct" in text, notebook.name
 
 
 def test_bad_params_stop_a_stage_with_one_line(project):

@@ -54,12 +54,11 @@ def parse_player(text: str, kinds: Collection[str], default_number: int | None =
             raise ValueError(f"{text!r}: {kind} takes no number")
         if kind in TIMED and (seconds := _seconds(number)) is not None:
             return PlayerName(kind, None, text, seconds)
-        in_range = number.isdigit() and 0 < int(number) <= MAX_SIMULATIONS
-        if kind in NUMBERS and (colon or not optional) and not in_range:
+        if kind in NUMBERS and (colon or not optional) and not (number.isdigit() and int(number) > 0):
             timed = f", or a time a move such as {kind}:0.5s" if kind in TIMED else ""
-            raise ValueError(
-                f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, an integer from 1 to {MAX_SIMULATIONS:,}{timed}"
-            )
+            raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, a positive integer{timed}")
+        if kind in NUMBERS and colon and int(number) > MAX_SIMULATIONS:
+            raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, at most {MAX_SIMULATIONS:,}")
         if kind not in NUMBERS:
             return PlayerName(kind, None, text)
         return PlayerName(kind, int(number) if colon else default_number, text)
