@@ -9,6 +9,7 @@ the user, and the target as it was before."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import secrets
@@ -66,8 +67,20 @@ def remove_leftovers(*folders: Path | str) -> None:
 
 
 def write_json(path: Path | str, data) -> None:
+    """`data` as standard JSON: a float that is not a number (an interval of one game) is written `null`,
+    where Python's own `NaN` would stop other readers."""
     with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+        tmp.write_text(json.dumps(_finite(data), indent=2, sort_keys=True, allow_nan=False) + "\n")
+
+
+def _finite(data):
+    if isinstance(data, float) and not math.isfinite(data):
+        return None
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(value) for value in data]
+    return data
 
 
 def write_text(path: Path | str, text: str) -> None:

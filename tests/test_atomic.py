@@ -77,3 +77,15 @@ def test_a_write_the_system_refuses_is_one_line_naming_the_output_and_leaves_it_
     assert done.returncode == 1
     assert done.stderr.splitlines() == [f"error: {target}: cannot be written (File too large)"]
     assert target.read_bytes() == b"before" and [p.name for p in target.parent.iterdir()] == ["gen_1.npz"]
+
+
+def test_json_outputs_are_standard_json_where_a_figure_is_not_a_number(tmp_path):
+    import json
+
+    path = tmp_path / "figures.json"
+    write_json(path, {"low": float("nan"), "bounds": [0.5, float("inf")], "games": 1})
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not standard JSON")
+
+    assert json.loads(path.read_text(), parse_constant=refuse) == {"low": None, "bounds": [0.5, None], "games": 1}

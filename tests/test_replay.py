@@ -125,3 +125,13 @@ def test_a_growing_window_keeps_exactly_the_generations_it_has_grown_to():
         newest = range(generation - window_generations(params, generation) + 1, generation + 1)
         assert sorted(set(kept["generations"].tolist())) == list(newest)
         assert len(kept["states"]) == 3 * len(newest)
+
+
+def test_a_sample_file_of_pickled_objects_is_refused_without_numpys_advice_to_unpickle(tmp_path):
+    from pipeline.jobs.replay import FIELDS, DataError, load_samples
+
+    path = tmp_path / "gen_1.npz"
+    np.savez(path, **{name: np.array([object()], dtype=object) for name in FIELDS})
+    with pytest.raises(DataError, match="holds pickled objects, which are never loaded") as refused:
+        load_samples(path)
+    assert "allow_pickle" not in str(refused.value)

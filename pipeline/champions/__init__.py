@@ -19,8 +19,6 @@ import yaml
 from pipeline.nets import CheckpointError
 
 FOLDER = Path(__file__).resolve().parent
-CARD_KEYS = ("game", "generation", "network", "source", "params", "training", "figures", "reproduce")
-TRAINING_KEYS = ("selfplay_games", "simulations", "wall", "machine")
 
 
 def names() -> list[str]:

@@ -26,7 +26,8 @@ def load_samples(path: Path | str) -> dict[str, np.ndarray]:
     except FileNotFoundError:
         raise DataError(f"{path}: sample file not found") from None
     except (KeyError, ValueError, OSError, zipfile.BadZipFile) as err:
-        raise DataError(f"{path}: not a sample file with fields {', '.join(FIELDS)} ({err})") from None
+        reason = "it holds pickled objects, which are never loaded" if "allow_pickle" in str(err) else err
+        raise DataError(f"{path}: not a sample file with fields {', '.join(FIELDS)} ({reason})") from None
     sizes = {len(v) for v in samples.values()}
     if len(sizes) != 1:
         raise DataError(f"{path}: fields have different lengths {sorted(sizes)}")

@@ -47,10 +47,6 @@ RESAMPLES = 4000  # bootstrap resamples of the interval
 WITHOUT = " without "  # "trial N without PATH": trial N's params with PATH at the baseline's value
 
 
-def confirmation_name(study: optuna.Study | str) -> str:
-    return (study if isinstance(study, str) else study.study_name) + SUFFIX
-
-
 def open_confirmation(storage, study_name: str) -> optuna.Study:
     """The confirmation study: no pruning (every unit trains to the end), no sampling (every trial is
     enqueued with its params)."""
