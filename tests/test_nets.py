@@ -171,6 +171,23 @@ def test_corrupt_checkpoint_fails_clearly(tmp_path):
         load_checkpoint(tmp_path / "missing.ckpt")
 
 
+def test_a_checkpoint_with_damaged_weight_bytes_fails_on_its_checksum(tmp_path):
+    game = make_game("tictacmo")
+    model = small_net(game)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.fill_(0.375)  # a pattern to find in the file
+    path = tmp_path / "net.ckpt"
+    save_checkpoint(path, model, game.name)
+    load_checkpoint(path, game.name)  # whole: loads
+    data = bytearray(path.read_bytes())
+    at = data.find(np.float32(0.375).tobytes() * 4)
+    data[at] ^= 0xFF  # one weight's byte flipped, as a bad disk or a cut copy does
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="net.ckpt: damaged checkpoint .its weights do not match their checksum"):
+        load_checkpoint(path, game.name)
+
+
 class Payload:
     """What a malicious checkpoint pickles: unpickling it would run a shell command."""
 

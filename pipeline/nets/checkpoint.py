@@ -22,12 +22,14 @@ FORMAT = 1
 def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str = "") -> None:
     """Serialised in memory, then written atomically: torch.save to a file names the zip archive's
     folder after the file, so saving to a temporary name would make equal weights differ in bytes."""
+    weights = {k: v.detach().cpu() for k, v in model.state_dict().items()}
     payload = {
         "format": FORMAT,
         "game": game_name,
         "shape": model.shape.to_dict(),
         "params_hash": params_hash,
-        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "state_dict": weights,
+        "weights_sha256": weights_digest(weights),  # torch's reader loads damaged tensor bytes silently
     }
     buffer = io.BytesIO()
     torch.save(payload, buffer)
@@ -74,6 +76,9 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
     stored = _stored_shape(path, payload.get("shape"))
     if shape is not None and stored != shape:
         raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
+    checksum = payload.get("weights_sha256")  # absent from checkpoints saved before it was stored
+    if checksum is not None and checksum != weights_digest(payload["state_dict"]):
+        raise CheckpointError(f"{path}: damaged checkpoint (its weights do not match their checksum)")
     model = SENet(stored)
     try:
         model.load_state_dict(payload["state_dict"])
