@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import base64
 import os
+import shutil
 import socket
+import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
+from contextlib import closing
 from pathlib import Path
 
 from pipeline.credentials import mask_passwords
@@ -51,10 +54,27 @@ def _check_sqlite(uri: str) -> None:
     if path.exists():
         if not path.is_file() or not os.access(path, os.R_OK | os.W_OK):
             raise StoreError("not a file this user can read and write")
+        _check_sqlite_file(path)
     elif not path.parent.is_dir():
         raise StoreError(f"folder {path.parent} does not exist")
     elif not os.access(path.parent, os.W_OK):
         raise StoreError(f"folder {path.parent} is not writable")
+    if shutil.disk_usage(path.parent).free < MIN_FREE_BYTES:
+        raise StoreError(f"the disk under {path.parent} is full")
+
+
+MIN_FREE_BYTES = 16 * 2**20  # a stage's runs, metrics and a checkpoint or two
+
+
+def _check_sqlite_file(path: Path) -> None:
+    """A damaged or truncated database is one line here, not SQLAlchemy's hundreds of lines later."""
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)) as database:
+            verdict = database.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.Error as err:
+        raise StoreError(f"not a readable SQLite database ({err})") from None
+    if verdict != "ok":
+        raise StoreError(f"a damaged SQLite database ({verdict})")
 
 
 def _check_http(uri: str) -> None:

@@ -9,8 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from mlflow import MlflowClient
+from shipped import shipped_params
 
 from pipeline.config import parse_params
 from pipeline.jobs.tracking import default_tracking_uri, stage_run
@@ -119,7 +121,7 @@ def test_a_store_where_nothing_answers_stops_a_stage_in_one_line_before_any_work
     with socket.socket() as probe:  # a port where nothing listens
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    params = yaml.safe_load((ROOT / "params.yaml").read_text())
+    params = shipped_params()
     params.update(game="tictactoe", workers=1, generations=GENERATIONS)
     params["tracking"]["tracking_uri"] = f"http://ada:s3cret@127.0.0.1:{port}"
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(params))
@@ -132,3 +134,20 @@ def test_a_store_where_nothing_answers_stops_a_stage_in_one_line_before_any_work
         f"error: MLflow store http://ada:***@127.0.0.1:{port}: nothing answers at 127.0.0.1:{port} (Connection refused)"
     ]
     assert not (tmp_path / "data/selfplay").exists(), "no game was played"
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_sqlite_store_is_one_line_naming_it(tmp_path, damage):
+    import sqlite3
+
+    from pipeline.stores import StoreError, check_store
+
+    store = tmp_path / "mlflow.db"
+    with sqlite3.connect(store) as database:
+        database.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT)")
+        database.executemany("INSERT INTO runs (name) VALUES (?)", [("run " * 50,)] * 2000)
+    check_store(f"sqlite:///{store}")  # whole: fine
+    data = store.read_bytes()
+    store.write_bytes(b"not a database " * 100 if damage == "garbage" else data[: len(data) // 2])
+    with pytest.raises(StoreError, match=rf"^MLflow store sqlite:///{store}: (not a readable|a damaged) SQLite"):
+        check_store(f"sqlite:///{store}")
