@@ -151,3 +151,17 @@ def test_a_damaged_sqlite_store_is_one_line_naming_it(tmp_path, damage):
     store.write_bytes(b"not a database " * 100 if damage == "garbage" else data[: len(data) // 2])
     with pytest.raises(StoreError, match=rf"^MLflow store sqlite:///{store}: (not a readable|a damaged) SQLite"):
         check_store(f"sqlite:///{store}")
+
+
+def test_compare_against_a_server_where_nothing_answers_is_one_line(capsys):
+    from pipeline.commands.compare import main
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SystemExit) as stopped:
+        main(["--tracking-uri", f"http://127.0.0.1:{port}"])
+    assert stopped.value.code == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: MLflow store http://127.0.0.1:{port}: nothing answers at 127.0.0.1:{port} (Connection refused)"
+    ]

@@ -12,7 +12,7 @@ from pathlib import Path
 from pipeline.evaluation.report import write_pages
 from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.jobs.tracking import DVC_EXPERIMENT, GIT_COMMIT, SETTING, TrackingError
-from pipeline.stores import sqlite_file
+from pipeline.stores import check_store, sqlite_file
 
 # Per-generation curves drawn side by side, where the runs logged them (ratings need `evaluate.ratings`).
 CURVES = {
@@ -49,6 +49,7 @@ def pipeline_runs(tracking_uri: str, experiment: str, names: list[str] | None = 
     store = sqlite_file(tracking_uri)
     if store and not store.exists():  # MLflow would create an empty store
         raise TrackingError(f"no MLflow store at {tracking_uri} (run the pipeline first, or give --tracking-uri)")
+    check_store(tracking_uri)  # a server where nothing answers: one line in seconds, not MLflow's 4 minutes
     client = MlflowClient(tracking_uri)
     found = client.get_experiment_by_name(experiment)
     if found is None:
