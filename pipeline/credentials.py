@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import re
 
-# scheme://user:password@host: the password runs to the last '@' before the host (URLs percent-encode
-# '@' and '/' inside a password).
-_PASSWORD = re.compile(r"(?P<user>//[^/@:\s]*:)[^/\s]*@")
+# scheme://user:password@host. A password may hold what drivers accept raw ('/', spaces, '@'), so it
+# runs to the last '@' of the line: masking too much of a line is safe, too little is not.
+_URL_PASSWORD = re.compile(r"(?P<user>[A-Za-z][\w+.-]*://[^/@:\s]*:)[^\n]*@")
+# libpq's `?password=...` in a URL, and `password=...` in a key-value DSN (quoted values may hold spaces).
+_KEY_PASSWORD = re.compile(r"(?P<key>\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'|[^&\s]+)", re.IGNORECASE)
 
 
 def mask_passwords(text: str) -> str:
-    """`postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`, in any text."""
-    return _PASSWORD.sub(r"\g<user>***@", text)
+    """`postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`, and the same for every
+    form the drivers read: a raw '/', space or '@' in the password, `?password=`, `password='...'`."""
+    return _KEY_PASSWORD.sub(r"\g<key>***", _URL_PASSWORD.sub(r"\g<user>***@", text))
