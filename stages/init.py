@@ -15,9 +15,11 @@ from pipeline.games import make_game
 from pipeline.jobs.entry import entry_point, use_params_machine
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.teacher import teach, teacher_spec
+from pipeline.jobs.tracking import tracking_uri
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes
+from pipeline.stores import check_store
 from stages import paths
 
 
@@ -32,6 +34,7 @@ def checkpoint_sections(params) -> tuple[str, ...]:
 def main(argv):
     remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, paths.START.parent)
     params = load_params()
+    check_store(tracking_uri(params))  # the stages after it log there: a store they cannot use stops the run now
     game = make_game(params.game)
     if params.teacher.player is not None:
         teacher_spec(game, params)  # a teacher the game cannot seat fails before anything is written
