@@ -56,7 +56,7 @@ def test_the_card_describes_the_checkpoint(name):
         import torch
 
         assert torch.load(path, weights_only=True)["params_hash"] == card["params_hash"]
-    assert str(champions.card_path(name).relative_to(ROOT)) in champions.summary(name)
+    assert champions.summary(name).endswith(f"its card: python -m pipeline champions {name}")
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -222,3 +222,14 @@ def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_othe
     (tmp_path / "params.yaml").write_text(local.replace("c_puct: 3.0", "c_puct: 1.5", 1))
     assert network_params(None, "connect4", "connect4").search.c_puct == 1.5
     assert network_params(str(champions.params_path("tictacmo")), "connect4", "connect4").game == "tictacmo"
+
+
+def test_champions_prints_a_cards_whole_text_by_name_and_a_taught_network_says_so(capsys):
+    from pipeline.commands.champions import main
+
+    main(["kingdomino"])
+    assert capsys.readouterr().out == champions.card_path("kingdomino").read_text()
+    assert "no self-play: taught by greedy" in champions.summary("kingdomino")
+    with pytest.raises(SystemExit):
+        main(["chess"])
+    assert capsys.readouterr().err.startswith("error: chess: no such champion; expected one of connect3x3")

@@ -87,7 +87,9 @@ def summary(name: str) -> str:
         f"in all {training.get('generations', '?')} generations, {training.get('selfplay_games', '?')} self-play "
         f"games at {training.get('simulations', '?')} simulations a move ({training.get('wall', '?')})"
     )
-    where = card_path(name).relative_to(FOLDER.parent.parent)
+    if training.get("generations") == 0 and training.get("teacher"):
+        trained = f"no self-play: taught by {training['teacher']} ({training.get('wall', '?')})"
     return (
-        f"{name} champion: {shape}, generation {data.get('generation', '?')} of its last run; {trained} — see {where}"
+        f"{name} champion: {shape}, generation {data.get('generation', '?')} of its last run; {trained}"
+        f" — its card: python -m pipeline champions {name}"
     )
