@@ -603,3 +603,11 @@ def test_no_workers_or_a_negative_trial_count_is_refused_in_one_line_before_anyt
     assert stopped.value.code == 1
     assert capsys.readouterr().err.splitlines() == [f"error: {option[0]}: expected a positive integer, got {option[1]}"]
     assert not (tmp_path / "sweep.db").exists() and not (tmp_path / "mlflow.db").exists()
+
+
+def test_a_panel_interval_over_few_seeds_stays_within_a_scores_range():
+    from pipeline.sweeps.confirmation import seed_interval
+
+    mean, low, high = seed_interval([0.05, 0.95, 0.5])  # three seeds far apart: t reaches past 0 and 1
+    assert (mean, low, high) == (0.5, 0.0, 1.0)
+    assert 0.0 < seed_interval([0.6, 0.62, 0.64])[1] < 0.6 < seed_interval([0.6, 0.62, 0.64])[2] < 1.0

@@ -125,13 +125,14 @@ def unit_networks(params: Params, confirm: optuna.Study, folder: Path) -> dict[s
 
 
 def seed_interval(per_seed: list[float]) -> tuple[float, float, float]:
-    """Mean and a 95% t-interval over training seeds."""
+    """Mean and a 95% t-interval over training seeds, cut to [0, 1], where a score lies (three seeds'
+    t-interval reaches past both ends)."""
     values = np.asarray(per_seed, dtype=float)
     mean = float(values.mean())
     if len(values) < 2:
         return mean, float("nan"), float("nan")
     half = float(stats.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
-    return mean, mean - half, mean + half
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
 
 
 def bootstrap_interval(games: dict[tuple[int, int], np.ndarray], seed: list[int]) -> tuple[float, float]:

@@ -38,6 +38,11 @@ def baseline_values(study: optuna.Study) -> dict:
     return next(t.params for t in study.get_trials(deepcopy=False) if t.user_attrs.get(BASELINE))
 
 
+def _f(figure: float | None) -> str:
+    """A figure of the report; one the JSON files hold as null (an interval over one seed or game) is n/a."""
+    return "n/a" if figure is None or figure != figure else f"{figure:.3f}"
+
+
 def confirmation_lines(figures: dict) -> list[str]:
     """The report's lead: each candidate's effect against the baseline over training seeds and games."""
     base = figures["baseline"]
@@ -57,12 +62,12 @@ def confirmation_lines(figures: dict) -> list[str]:
     settings = sorted(figures["candidates"].items(), key=lambda item: -item[1]["score"])
     for setting, r in [(s, r) for s, r in settings if WITHOUT not in s]:
         lines.append(
-            f"| {setting} | {r['score']:.3f} | {r['ci95_low']:.3f}–{r['ci95_high']:.3f} | {r['games']} | "
-            f"{r['seeds']} | {r['panel']:.3f} | {r['panel_ci95_low']:.3f}–{r['panel_ci95_high']:.3f} |"
+            f"| {setting} | {_f(r['score'])} | {_f(r['ci95_low'])}–{_f(r['ci95_high'])} | {r['games']} | "
+            f"{r['seeds']} | {_f(r['panel'])} | {_f(r['panel_ci95_low'])}–{_f(r['panel_ci95_high'])} |"
         )
     lines.append(
-        f"| baseline | 0.5 | | | {base['seeds']} | {base['panel']:.3f} | "
-        f"{base['panel_ci95_low']:.3f}–{base['panel_ci95_high']:.3f} |"
+        f"| baseline | 0.5 | | | {base['seeds']} | {_f(base['panel'])} | "
+        f"{_f(base['panel_ci95_low'])}–{_f(base['panel_ci95_high'])} |"
     )
     return lines + ablation_lines(figures["candidates"])
 
@@ -83,7 +88,7 @@ def ablation_lines(results: dict[str, dict]) -> list[str]:
     ]
     for setting, r in sorted(ablations.items(), key=lambda item: item[1]["score"]):
         cost = results[full]["score"] - r["score"]
-        lines.append(f"| {setting.split(WITHOUT)[1]} | {r['score']:.3f} | {r['ci95_low']:.3f}–{r['ci95_high']:.3f} | "
+        lines.append(f"| {setting.split(WITHOUT)[1]} | {_f(r['score'])} | {_f(r['ci95_low'])}–{_f(r['ci95_high'])} | "
                      f"{cost:+.3f} |")  # fmt: skip
     return lines
 
@@ -218,7 +223,7 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
             "",
             f"## Tuned (trial {versus['tuned_trial']}) against the baseline (trial {versus['baseline_trial']})",
             "",
-            f"Pairwise score {versus['score']:.3f}, 95% CI [{versus['ci95_low']:.3f}, {versus['ci95_high']:.3f}], "
+            f"Pairwise score {_f(versus['score'])}, 95% CI [{_f(versus['ci95_low'])}, {_f(versus['ci95_high'])}], "
             f"{versus['games']} games over every seating where both sit (0.5 = equal).",
         ]
     for name, caption in write_plots(study, out):
