@@ -130,6 +130,9 @@ def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
         assert (tmp_path / "report" / name).stat().st_size > 0
     assert "dvc exp run -S search.c_puct=" in report.read_text()
     assert "Compute: 8 generations trained (8 in complete trials)." in report.read_text()  # 4 trials of 2
+    table = report.read_text().split("## Trials, strongest first")[1]
+    assert "| `search.c_puct` | `search.simulations` |" in table and "| 0 (baseline) | complete |" in table
+    assert all(f"| {t.number}" in table and f"| {t.params['search.c_puct']:.4g} |" in table for t in complete)
 
 
 def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_what_survives(tmp_path):
@@ -164,6 +167,8 @@ def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_
     assert len(confirm.get_trials()) == 4
     text = (out / "report.md").read_text()
     assert text.index("## Confirmation") < text.index("## Recommended: ")
+    if figures["recommended"] == "baseline":  # nothing beat it: the report does not call that a confirmation
+        assert "## Recommended: the baseline (no setting's interval lay above it" in text
     recommended = load_params(out / "best_params.yaml")
     expected = best.params["search.c_puct"] if figures["recommended"] == setting else 3.0
     assert recommended.search.c_puct == pytest.approx(expected)

@@ -172,6 +172,24 @@ def compute_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
     return ["", f"Compute: {sum(spent.values())} generations trained ({parts})."]
 
 
+def trial_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
+    """A row a finished trial, strongest first: its strength and the params it tried, so that a reader
+    sees what each figure belongs to without opening trials.csv."""
+    finished = sorted((t for t in trials if t.state in FINISHED and t.values), key=lambda t: -t.values[0])
+    if not finished:
+        return []
+    paths = sorted({path for t in finished for path in t.params})
+    rows = [
+        f"| {t.number}{' (baseline)' if t.user_attrs.get(BASELINE) else ''} | {t.state.name.lower()} | "
+        f"{t.values[0]:.3f} | {len(t.intermediate_values)} | "
+        + " | ".join(f"{t.params[path]:.4g}" if path in t.params else "" for path in paths)
+        + " |"
+        for t in finished
+    ]
+    header = "| trial | state | strength | generations | " + " | ".join(f"`{path}`" for path in paths) + " |"
+    return ["", "## Trials, strongest first", "", header, "|---" * (4 + len(paths)) + "|", *rows]
+
+
 def write_report(study: optuna.Study, params: Params, params_path: Path, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     trials = study.get_trials(deepcopy=False)
@@ -197,7 +215,11 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
         recommended = confirmed["recommended"]
         chosen = confirmed["candidates"][recommended]["params"] if recommended in confirmed["candidates"] else None
         values = implied_values(params, chosen if chosen is not None else baseline_values(study))
-        heading = f"## Recommended: {recommended}, confirmed by re-training"
+        heading = (
+            f"## Recommended: {recommended}, confirmed by re-training"
+            if recommended != BASELINE
+            else "## Recommended: the baseline (no setting's interval lay above it when trained again)"
+        )
     elif any(t.state == optuna.trial.TrialState.COMPLETE for t in finished):
         best = best_trial(study)
         values = implied_values(params, best.params)
@@ -226,6 +248,7 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
             f"Pairwise score {_f(versus['score'])}, 95% CI [{_f(versus['ci95_low'])}, {_f(versus['ci95_high'])}], "
             f"{versus['games']} games over every seating where both sit (0.5 = equal).",
         ]
+    lines += trial_lines(trials)
     for name, caption in write_plots(study, out):
         lines += ["", f"![{caption}]({name})", "", f"*{caption}.*"]
     path = out / "report.md"
