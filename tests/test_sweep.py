@@ -167,6 +167,7 @@ def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_
     assert len(confirm.get_trials()) == 4
     text = (out / "report.md").read_text()
     assert text.index("## Confirmation") < text.index("## Recommended: ")
+    assert "The confirmation trained 4 networks more, 8 generations (2 each)." in text  # 2 settings x 2 seeds
     if figures["recommended"] == "baseline":  # nothing beat it: the report does not call that a confirmation
         assert "## Recommended: the baseline (no setting's interval lay above it" in text
     recommended = load_params(out / "best_params.yaml")

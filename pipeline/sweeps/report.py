@@ -211,6 +211,12 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
             study.trials_dataframe().to_csv(tmp, index=False)
     confirmed = json.loads((out / CONFIRMED).read_text()) if (out / CONFIRMED).exists() else None
     if confirmed:
+        units = confirmed["baseline"]["seeds"] + sum(r["seeds"] for r in confirmed["candidates"].values())
+        lines.append(
+            f"The confirmation trained {units} networks more, {units * sweep.generations} generations "
+            f"({sweep.generations} each)."
+        )
+    if confirmed:
         lines += confirmation_lines(confirmed)
         recommended = confirmed["recommended"]
         chosen = confirmed["candidates"][recommended]["params"] if recommended in confirmed["candidates"] else None
