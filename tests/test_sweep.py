@@ -89,10 +89,12 @@ def sweep_runs(folder: Path, study: str):
     return client, parents, children
 
 
-def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path):
+def test_a_study_trains_measures_tracks_resumes_and_reports(tmp_path, capsys):
     params_path = tiny_params(tmp_path)
     storage = f"sqlite:///{tmp_path / 'sweep.db'}"
     run_worker(str(params_path), storage, trials=3)
+    progress = capsys.readouterr().err  # to a log file, as `nohup ... > sweep.log` writes it: lines, no '\r'
+    assert "\r" not in progress and "sweep worker 0: 100%" in progress.splitlines()[-1]
     study = open_study(load_params(params_path), open_storage(storage))
     trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
     assert len(trials) == 3

@@ -54,6 +54,7 @@ from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interva
 from pipeline.matches.workers import Workers, play_match, play_matches
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.owners import current as current_owner
+from pipeline.progress import progress_bar
 from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
 from pipeline.sweeps.training_loop import GenerationReport, train_generations
 from pipeline.threads import use_threads
@@ -278,7 +279,7 @@ def run_worker(
         use_threads(max(1, (os.cpu_count() or 1) // share))
     sweep, study, trials = prepare(params, storage_url, worker, trials)
     parent = parent_run(params, sweep, storage_url)
-    bar = tqdm(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
+    bar = progress_bar(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
     objective = Objective(params, parent, bar)
     if finished_trials(study) < trials:
         set_run_status(params, parent, "RUNNING")  # a resumed study's parent runs again
