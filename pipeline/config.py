@@ -26,6 +26,7 @@ from pydantic import (
 
 from pipeline.clip import clip
 from pipeline.games import make_game
+from pipeline.games.base import HasMargins, PlaysGreedy
 from pipeline.games.values import SCHEMES
 
 
@@ -392,13 +393,13 @@ class Params(Section):
 
     @model_validator(mode="after")
     def _margin_needs_a_margin(self) -> Params:
-        if self.value.scheme == "margin" and not hasattr(make_game(self.game), "margins"):
+        if self.value.scheme == "margin" and not isinstance(make_game(self.game), HasMargins):
             raise ValueError(f"value.scheme: game {self.game!r} defines no margin; use win_loss or pairwise_rank")
         return self
 
     @model_validator(mode="after")
     def _playouts_need_a_greedy_player(self) -> Params:
-        if self.search.greedy_playout_weight > 0 and not hasattr(make_game(self.game), "greedy_action"):
+        if self.search.greedy_playout_weight > 0 and not isinstance(make_game(self.game), PlaysGreedy):
             raise ValueError(
                 f"search.greedy_playout_weight: game {self.game!r} has no player-greedy policy to play out with; set 0"
             )

@@ -14,11 +14,12 @@ import time
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
+from pipeline.games.base import PlaysGreedy
 from pipeline.search.playouts import greedy_outcomes
 
 
 def _check_greedy(game) -> None:
-    if not hasattr(game, "greedy_action"):
+    if not isinstance(game, PlaysGreedy):
         raise ValueError(f"game {game.name!r} has no player-greedy policy (greedy_action); greedy and mce need one")
 
 

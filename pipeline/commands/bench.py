@@ -25,6 +25,7 @@ import torch
 from pipeline.commands.cli import command_parser, out_of_range
 from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, TrainParams, parse_params
 from pipeline.games import make_game
+from pipeline.games.base import PlaysGreedy
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.nets.evaluator import DEVICES, PRECISIONS, frozen_for_inference, inference_device, use_device
@@ -220,7 +221,7 @@ def run(
             "one_process_search_sims_per_s": alone["sims_per_s"],
             **{key: value for key, value in play.items() if key.startswith("server_")},
         }
-        if hasattr(game, "greedy_action"):  # searched with greedy playouts at the leaves too
+        if isinstance(game, PlaysGreedy):  # searched with greedy playouts at the leaves too
             mixed = selfplay_figures(name, model, count, batch, **where, playout_weight=PLAYOUT_WEIGHT)
             figures[name] |= {
                 "greedy_playouts_per_s": greedy_playouts_per_s(game, seconds=network_seconds),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -66,6 +66,39 @@ class Game(Protocol):
     def parse_move(self, state: Any, text: str) -> int: ...
 
     def format_move(self, action: int) -> str: ...
+
+
+# What some games can do beyond the contract, declared here and asked for by `isinstance`, never by a
+# method name spelt out where it is used.
+
+
+@runtime_checkable
+class PlaysGreedy(Protocol):
+    """A game with a player-greedy policy (Kingdomino's: the anchor's greedy player), which greedy
+    playouts at the leaves and `mce` play out with."""
+
+    def greedy_action(self, state: Any) -> int: ...
+
+
+@runtime_checkable
+class PlaysOutInBatches(Protocol):
+    """A game that plays a batch of greedy playouts at once (compiled), returning scores and margins."""
+
+    def greedy_outcomes(self, states: list[Any], rngs: list) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@runtime_checkable
+class HasMargins(Protocol):
+    """A game whose finished states have score margins (points apart), for the `margin` value scheme."""
+
+    def margins(self, state: Any) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ReadsDraws(Protocol):
+    """A game whose chance outcomes a person can write in a position (Kingdomino's row draws)."""
+
+    def parse_draw(self, state: Any, text: str) -> Any: ...
 
 
 def win_loss_scores(num_players: int, winner: int | None) -> np.ndarray:

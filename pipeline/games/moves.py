@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from pipeline.games.base import Game, IllegalMove
+from pipeline.games.base import Game, IllegalMove, ReadsDraws
 from pipeline.games.connect import ConnectGame
 
 
@@ -24,7 +24,7 @@ def move_texts(game: Game, line: str) -> list[str]:
 
 def read_position(game: Game, line: str):
     """The moves (as the game writes them) and the position they reach; IllegalMove if there is none."""
-    writes_draws = hasattr(game, "parse_draw")
+    writes_draws = isinstance(game, ReadsDraws)
     state, moves = game.initial_state(), []
     for text in move_texts(game, line):
         if writes_draws and (written := game.parse_draw(state, text)) is not None:

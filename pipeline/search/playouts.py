@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches
 from pipeline.games.values import outcome_value
 
 
@@ -28,17 +29,17 @@ def greedy_outcomes(game, states: list, rngs: list) -> tuple[np.ndarray, np.ndar
     """(scores, margins) of one greedy playout from each state, each drawing from its generator in
     `rngs`: the game's compiled `greedy_outcomes` where it has one (Kingdomino), else played out here
     (margins None for a game without them)."""
-    if hasattr(game, "greedy_outcomes"):
+    if isinstance(game, PlaysOutInBatches):
         return game.greedy_outcomes(states, rngs)
     finals = [greedy_playout(game, state, rng) for state, rng in zip(states, rngs)]
     scores = np.stack([game.scores(final) for final in finals])
-    margins = np.stack([game.margins(final) for final in finals]) if hasattr(game, "margins") else None
+    margins = np.stack([game.margins(final) for final in finals]) if isinstance(game, HasMargins) else None
     return scores, margins
 
 
 def check_playouts(game, weight: float) -> None:
     """One line where a search asks for playouts the game cannot play."""
-    if weight > 0 and not hasattr(game, "greedy_action"):
+    if weight > 0 and not isinstance(game, PlaysGreedy):
         raise ValueError(
             f"search.greedy_playout_weight: game {game.name!r} has no player-greedy policy to play out with"
         )
