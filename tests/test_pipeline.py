@@ -181,10 +181,12 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
     )
     children = client.search_runs([experiment.experiment_id], f"tags.mlflow.parentRunId = '{fig3.info.run_id}'")
     assert {r.info.run_name for r in children} == {"evaluate-gen3", "report-gen3"}, "fig3 ran only these stages"
-    champion = client.get_model_version_by_alias("alphazero-champion", "champion")
+    champion = client.get_model_version_by_alias("alphazero-champion", "champion")  # no experiment moves it
     gate = client.get_run(champion.run_id)
-    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == cpuct.info.run_id
-    assert champion.tags["setting"] == cpuct.data.tags["setting"]  # the last experiment that promoted
+    assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == baseline.info.run_id
+    assert champion.tags["setting"] == baseline.data.tags["setting"]
+    tried = client.get_model_version_by_alias("alphazero-champion", "exp-cpuct2")  # the experiment's own
+    assert client.get_run(tried.run_id).data.tags["mlflow.parentRunId"] == cpuct.info.run_id
 
 
 def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tmp_path):

@@ -351,7 +351,7 @@ class StageRun:
         return MLFlowLogger(tracking_uri=tracking_uri(self.params), run_id=self.run_id)
 
     def promote_champion(self, checkpoint: Path) -> str:
-        """Log the checkpoint, register it as a new model version and move the `champion` alias."""
+        """Log the checkpoint, register it as a new model version and move its alias (`champion_alias`)."""
         from mlflow.exceptions import MlflowException
 
         self.log_artifact(checkpoint, "champion")
@@ -363,11 +363,20 @@ class StageRun:
         source = f"{self.client.get_run(self.run_id).info.artifact_uri}/champion/{Path(checkpoint).name}"
         tags = {SETTING: setting_key(self.params), "generation": str(self.generation)}
         version = self.client.create_model_version(name, source, run_id=self.run_id, tags=tags)
-        self.client.set_registered_model_alias(name, CHAMPION_ALIAS, version.version)
+        self.client.set_registered_model_alias(name, champion_alias(), version.version)
         return version.version
 
     def finish_pipeline(self) -> None:
         self.client.set_terminated(self.parent_id, "FINISHED")
+
+
+def champion_alias() -> str:
+    """The alias a promotion moves. The rule (README, "What you see"): `champion` names the last network
+    promoted by a run of the committed params (`dvc repro`); a DVC experiment's promotions move its own
+    alias, `exp-NAME`. Trying settings then never moves the network that `--champion` plays: a newcomer's
+    alias had ended on the weakest of three experiments, the last to promote."""
+    experiment = os.environ.get("DVC_EXP_NAME")
+    return f"exp-{experiment}" if experiment else CHAMPION_ALIAS
 
 
 def download_champion(tracking_uri: str, model_name: str, directory: Path) -> tuple[Path, str]:
