@@ -115,3 +115,19 @@ def test_the_floors_are_the_readmes():
         if written.get(path) != floors.get(path)
     ]
     assert not differ, "README's layout table and FLOORS differ:\n" + "\n".join(differ)
+
+
+def test_no_tracked_file_names_a_path_of_one_machine():
+    """Results and docs a reader can use anywhere: no absolute path into the work, root or home folder of
+    the machine that wrote them (archives aside: binary, read only after unpacking)."""
+    import subprocess
+
+    listed = subprocess.run(
+        ["git", "grep", "-n", "-I", "-E", r"(^|[^\w.$])/(work|root|home)/", "--", ".", ":!*.tar.gz"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if listed.returncode > 1:  # not a git checkout (an unpacked archive): nothing to check
+        return
+    assert listed.stdout == "", f"machine paths:\n{listed.stdout[:2000]}"
