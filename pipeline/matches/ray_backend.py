@@ -24,7 +24,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 import pipeline
 from pipeline.matches import BackendError
 from pipeline.matches.chunks import init_worker, play_chunk
-from pipeline.nets.server import start_server
+from pipeline.nets.server import ServerStats, start_server
 
 RETRIES = 3  # runs of a chunk after its worker died (a system failure), before the stage fails
 
@@ -133,14 +133,12 @@ def _start_node_servers(game_name: str, networks: list, workers) -> dict:
 
 
 def _stop_node_servers(servers: dict, served: dict) -> None:
-    """Stop each node's server; its figures summed into `served` (busy fraction: the servers' mean)."""
+    """Stop each node's server; their figures, taken together, into `served`."""
     stats = [stat for stat in ray.get([server.stop.remote() for server in servers.values()]) if stat]
     for server in servers.values():
         ray.kill(server)
     if stats:
-        calls, positions = sum(s.calls for s in stats), sum(s.positions for s in stats)
-        served["server_batch_fill"] = positions / calls if calls else 0.0
-        served["server_busy_fraction"] = sum(s.busy_fraction for s in stats) / len(stats)
+        served.update(sum(stats, ServerStats()).figures())
 
 
 @ray.remote(num_cpus=0)

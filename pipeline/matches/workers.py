@@ -21,7 +21,7 @@ from pipeline.agents.spec import AgentSpec
 from pipeline.matches import BackendError
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.chunks import init_worker, play_chunk
-from pipeline.nets.server import start_server
+from pipeline.nets.server import serving
 from pipeline.progress import progress_bar
 
 PROCESSES_PER_SERVED_CORE = 2  # while one waits for the server's answer, the other searches
@@ -97,13 +97,9 @@ def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: 
             threads = max(1, (os.cpu_count() or 1) // count)
             yield from _pool_chunks(count, (game_name, specs, threads, workers.device), jobs, served)
             return
-        server = start_server(game_name, networks, workers.device)
-        try:  # workers never open the GPU: one torch thread each, for anything but the network
-            init = (game_name, specs, 1, "cpu", server.address)
+        with serving(game_name, networks, workers.device, served) as server:
+            init = (game_name, specs, 1, "cpu", server.address)  # never the GPU: one torch thread, no network
             yield from _pool_chunks(count, init, jobs, served, server.check_alive)
-        finally:
-            stats = server.stop()
-            served.update(stats.figures() if stats else {})
 
 
 def _pool_chunks(count: int, init: tuple, jobs: list[tuple], served: dict, check=lambda: None):

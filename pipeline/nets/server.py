@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from multiprocessing import shared_memory
 from multiprocessing.connection import Client, Connection, Listener, wait
 
@@ -75,6 +75,10 @@ class ServerStats:
 
     def figures(self) -> dict[str, float]:
         return {"server_batch_fill": self.batch_fill, "server_busy_fraction": self.busy_fraction}
+
+    def __add__(self, other: ServerStats) -> ServerStats:
+        """Several servers' work as one (a Ray cluster's nodes): busy seconds over serving seconds."""
+        return ServerStats(*(mine + theirs for mine, theirs in zip(astuple(self), astuple(other))))
 
 
 class _Block:
@@ -294,12 +298,17 @@ def start_server(game_name: str, networks: list[ServedNetwork], device: str) -> 
 
 
 @contextmanager
-def serving(game_name: str, networks: list[ServedNetwork], device: str) -> Iterator[InferenceServer]:
+def serving(
+    game_name: str, networks: list[ServedNetwork], device: str, figures: dict | None = None
+) -> Iterator[InferenceServer]:
+    """A server for the block's duration; its figures (`ServerStats.figures`) into `figures` at the end."""
     server = start_server(game_name, networks, device)
     try:
         yield server
     finally:
-        server.stop()
+        stats = server.stop()
+        if stats is not None and figures is not None:
+            figures.update(stats.figures())
 
 
 class InferenceClient:
