@@ -79,7 +79,7 @@ def test_a_key_left_out_means_the_shipped_value_in_the_schema_and_in_search():
         shipped.search.root,
         shipped.search.precision,
     )
-    assert (search.c_uct, search.value_scheme, search.max_chance_children, search.greedy_playout_weight) == (
+    assert (search.c_uct, search.value.scheme, search.max_chance_children, search.greedy_playout_weight) == (
         shipped.evaluate.c_uct,
         shipped.value.scheme,
         shipped.search.max_chance_children,

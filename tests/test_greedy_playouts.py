@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import yaml
 
+from pipeline.config import ValueParams
 from pipeline.games import make_game
 from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
 from pipeline.search.playouts import greedy_outcomes
@@ -29,7 +30,7 @@ def test_a_leaf_is_worth_the_mix_of_the_network_and_one_greedy_playout(weight):
 
     game = make_game("kingdomino(players=2)")
     state = late_position(game, 0)
-    config = SearchConfig(value_scheme="pairwise_rank", greedy_playout_weight=weight)
+    config = SearchConfig(value=ValueParams(scheme="pairwise_rank"), greedy_playout_weight=weight)
     forest = Forest(game, 16, end_value=config.end_value(game))
     slot = forest.new_tree(state, np.random.default_rng(7))
     BatchedSearch(game, UniformEvaluator(game), config).prepare_roots(forest, [slot], [False])

@@ -7,6 +7,7 @@ import random
 import numpy as np
 import pytest
 
+from pipeline.config import ValueParams
 from pipeline.games import make_game
 from pipeline.games.kingdomino import KingdominoGame
 from pipeline.games.kingdomino_compiled import CompiledKingdomino
@@ -95,7 +96,7 @@ def test_a_search_without_playouts_plays_alike_on_both():
     def visits(game) -> list[list[int]]:
         torch.manual_seed(0)
         evaluator = NetworkEvaluator(game, SENet(NetworkShape.for_game(game, 1, 8, 2)))
-        config = SearchConfig(value_scheme="pairwise_rank")
+        config = SearchConfig(value=ValueParams(scheme="pairwise_rank"))
         search, rng, state, seen = BatchedSearch(game, evaluator, config), np.random.default_rng(0), None, []
         state = game.initial_state(rng)
         for ply in range(12):  # the first round's picks, the draw, the second round's first moves

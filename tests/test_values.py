@@ -80,6 +80,7 @@ def test_params_select_the_scheme_and_refuse_a_margin_the_game_lacks():
 
 def test_search_backs_up_the_scheme_value_at_the_end_of_the_game():
 
+    from pipeline.config import ValueParams
     from pipeline.games import make_game
     from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
 
@@ -87,7 +88,7 @@ def test_search_backs_up_the_scheme_value_at_the_end_of_the_game():
     state = game.initial_state()
     for move in [0, 5, 10, 1, 6, 14]:
         state, _ = game.step(state, move)  # X to move, wins at cell 2
-    config = SearchConfig(value_scheme="pairwise_rank")
+    config = SearchConfig(value=ValueParams(scheme="pairwise_rank"))
     forest = Forest(game, 64, end_value=config.end_value(game))
     slot = forest.new_tree(state, np.random.default_rng(0))
     BatchedSearch(game, UniformEvaluator(game), config).run(forest, [slot], 30)

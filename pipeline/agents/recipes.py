@@ -21,22 +21,8 @@ from pipeline.search import SearchConfig
 
 
 def search_config(params: Params) -> SearchConfig:
-    s, v = params.search, params.value
-    return SearchConfig(
-        c_puct=s.c_puct,
-        dirichlet_alpha=s.dirichlet_alpha,
-        dirichlet_epsilon=s.dirichlet_epsilon,
-        value_scheme=v.scheme,
-        zero_sum=v.zero_sum,
-        max_chance_children=s.max_chance_children,
-        chance_outcomes=s.chance_outcomes,
-        root=s.root,
-        gumbel_considered=s.gumbel_considered,
-        gumbel_c_scale=s.gumbel_c_scale,
-        forced_playouts=s.forced_playouts,
-        precision=s.precision,
-        greedy_playout_weight=s.greedy_playout_weight,
-    )
+    """The run's `search` section as it is, with its value scheme."""
+    return SearchConfig(**params.search.model_dump(), value=params.value)
 
 
 def selfplay_player(model: SENet, params: Params) -> AgentSpec:

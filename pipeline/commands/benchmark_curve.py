@@ -8,7 +8,6 @@ costs nothing.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import sys
@@ -57,7 +56,7 @@ def main(argv):
     settings = BenchmarkParams(simulations=args.simulations, positions_per_set=args.positions, every_generation=True)
     cache = args.run / "data" / "matches" / "benchmark"
     config = search_config(params)
-    config = dataclasses.replace(config, root=args.root) if args.root else config  # compare networks, not searches
+    config = config.model_copy(update={"root": args.root}) if args.root else config  # compare networks, not searches
     scores = run_benchmark(game, networks, files, settings, config, cache, sys.stderr.isatty())["benchmark_generations"]
     rows = curve(scores, compute)
     for row in rows:

@@ -39,8 +39,8 @@ def main(argv):
     parser.add_argument(
         "--c-puct",
         type=float,
-        default=SearchConfig.c_puct,
-        help=f"PUCT's exploration constant (default {SearchConfig.c_puct}; a run's curve uses the run's own)",
+        default=SearchConfig().c_puct,
+        help=f"PUCT's exploration constant (default {SearchConfig().c_puct}; a run's curve uses the run's own)",
     )
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--json", action="store_true")

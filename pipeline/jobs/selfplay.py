@@ -94,7 +94,7 @@ def td_lambda_returns(next_values: np.ndarray, outcome: np.ndarray, gamma: float
 def end_values(game, records: list[GameRecord], params: Params) -> list[np.ndarray]:
     """Each game's outcome under the params' value scheme (absolute seats); it reads `value` alone, so
     that a teacher's games (`teacher.py`) do not make the init stage depend on `search`."""
-    end_value = SearchConfig(value_scheme=params.value.scheme, zero_sum=params.value.zero_sum).end_value(game)
+    end_value = SearchConfig(value=params.value).end_value(game)
     return [end_value(r.final_state) for r in records]
 
 

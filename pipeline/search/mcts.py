@@ -11,13 +11,13 @@ for each new leaf or chance outcome and batches the evaluator call.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from pydantic import Field
 
-from pipeline.config import EvaluateParams, SearchParams, ValueParams
+from pipeline.config import EvaluateParams, Float, SearchParams, ValueParams
 from pipeline.games.base import to_absolute
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
@@ -28,31 +28,19 @@ from pipeline.search.playouts import check_playouts, mix_playouts
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
 
-_SEARCH, _VALUE = SearchParams(), ValueParams()  # the params schema's defaults: the one source of them
+class SearchConfig(SearchParams):
+    """One player's search: the schema's `search` section itself (one type, one set of defaults and
+    bounds), the run's value scheme, and what only players without a network set. `simulations` is the
+    run's budget; a player's own budget is its PlayConfig's (gating and `match` play at others)."""
 
-
-@dataclass(frozen=True)
-class SearchConfig:
-    c_puct: float = _SEARCH.c_puct
-    dirichlet_alpha: float = _SEARCH.dirichlet_alpha
-    dirichlet_epsilon: float = _SEARCH.dirichlet_epsilon
-    selection: str = "puct"  # or "ucb1" for classic UCT
-    c_uct: float = EvaluateParams().c_uct
-    value_scheme: str = _VALUE.scheme  # what a finished game is worth (pipeline/games/values.py)
-    zero_sum: bool = _VALUE.zero_sum
-    max_chance_children: int = _SEARCH.max_chance_children  # outcomes kept per chance node (seed 001)
-    chance_outcomes: str = _SEARCH.chance_outcomes  # "evict" (seed 001) or "fixed": Forest.outcome
-    root: str = _SEARCH.root  # or "gumbel": Gumbel AlphaZero's root (pipeline/search/gumbel.py); PUCT below it
-    gumbel_considered: int = _SEARCH.gumbel_considered  # actions sampled at the root by Gumbel-top-k
-    gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q: the paper's c_visit,
-    gumbel_c_scale: float = _SEARCH.gumbel_c_scale  # mctx's default scale
-    forced_playouts: float = _SEARCH.forced_playouts  # KataGo's k for forced playouts and target pruning; 0 = off
-    precision: str = _SEARCH.precision  # the network's arithmetic when this player searches: float32 | bfloat16 | int8
-    greedy_playout_weight: float = _SEARCH.greedy_playout_weight  # AlphaGo's lambda: playouts.py
+    value: ValueParams = ValueParams()  # what a finished game is worth (pipeline/games/values.py)
+    selection: Literal["puct", "ucb1"] = "puct"  # ucb1: classic UCT, rollouts at the leaves
+    c_uct: Float = Field(EvaluateParams().c_uct, gt=0)
+    gumbel_c_visit: Float = Field(50.0, gt=0)  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q, the paper's
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:
         """A finished game's value vector under this config's scheme: the one place it is built."""
-        return partial(terminal_value, game, scheme=self.value_scheme, zero_sum=self.zero_sum)
+        return partial(terminal_value, game, scheme=self.value.scheme, zero_sum=self.value.zero_sum)
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
