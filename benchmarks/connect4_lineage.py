@@ -1,6 +1,6 @@
 """Redraws benchmarks/connect4-champion-lineage.png: the shipped connect4 champion's whole lineage, raw-policy
 and search-600 mistakes against self-play simulations and wall hours. The data are the tables of
-BENCHMARKS.md's "Connect-4 strength against compute" (the run folders that made them are not kept).
+docs/results/connect4-strength.md (the run folders that made them are not kept).
 
 Usage: python benchmarks/connect4_lineage.py benchmarks/connect4-champion-lineage.png"""
 

@@ -1,6 +1,6 @@
 """Probes of why the raw Connect-4 policy stops at about 2% mistakes on Pons' Middle-Easy set
-(BENCHMARKS.md, "Why the raw policy stops on Middle-Easy"): does it lack training (more epochs on the
-same window), positions like Pons' (random-play boards labelled by search), or width (fresh 5 x 64
+(docs/results/connect4-strength.md, "Why the raw policy stops on Middle-Easy"): does it lack training
+(more epochs on the same window), positions like Pons' (random-play boards labelled by search), or width (fresh 5 x 64
 and 5 x 128 nets on the same samples), what does width cost in self-play speed, and does averaging the
 policy over the board and its mirror help (`mirror`)? Score each checkpoint with
 `python -m pipeline connect4_benchmark CKPT --sims 0 --positions 1000 --precision bfloat16`.

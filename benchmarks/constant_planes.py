@@ -1,6 +1,6 @@
 """Kingdomino's 4x32 SENet as search runs it (traced and frozen, batch 64, one torch thread), with its 150
-constant planes convolved (`constant_planes: 0`, the shape before commit db42e6b of 2026-11-27) against read as a vector,
-alternated `--rounds` times since a shared machine's speed drifts. Prints one JSON line per measurement.
+constant planes convolved (`constant_planes: 0`, the shape before commit db42e6b of 2026-11-27) against read
+as a vector, alternated `--rounds` times since a shared machine's speed drifts. Prints one JSON line per measurement.
 
 Usage: python benchmarks/constant_planes.py [--rounds 3] [--seconds 6]"""
 

@@ -7,7 +7,7 @@ kingdom and cached (a search meets the same kingdoms over and over: a move chang
 
 Greedy playouts draw their rows from a stream of their own, seeded by one number from the tree's
 generator, where the reference draws each row from the generator: the same seed gives the same games,
-but not the reference's games (BENCHMARKS, "Kingdomino compiled").
+but not the reference's games (docs/results/kingdomino-compiled.md, "Kingdomino compiled").
 """
 
 from __future__ import annotations

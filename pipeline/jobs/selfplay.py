@@ -72,7 +72,7 @@ class SelfPlayResult:
 def distinct_share(states: np.ndarray) -> float:
     """Distinct positions over recorded positions: low when self-play replays the same lines (the most
     visited move after a few sampled plies), which leaves the network few positions to learn from
-    (BENCHMARKS, "Self-play diversity")."""
+    (docs/results/connect4-strength.md, "Self-play diversity")."""
     if len(states) == 0:
         return 0.0
     return len(np.unique(position_keys(states))) / len(states)
@@ -154,7 +154,7 @@ def random_openings(game, games: int, max_plies: int, seed: list[int]) -> list |
 
     Why: a good network's self-play visits few kinds of positions, while Pons' test sets and human
     opponents reach positions no careful player would; the searched moves after a random opening are
-    trained, the random moves are not (BENCHMARKS, "Random openings"). Game i draws from its own
+    trained, the random moves are not (docs/results/connect4-strength.md, "Random openings"). Game i draws from its own
     seed, so the openings do not depend on the worker count."""
     if max_plies == 0:
         return None

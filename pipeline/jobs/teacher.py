@@ -5,7 +5,7 @@ alphabeta:D): the player's games against itself, its moves as policy targets and
 Why: where a cheap heuristic player exists, self-play from random weights spends its first generations
 learning what it already knows. Kingdomino's player-greedy plays 2,000 2-player games in 9 s, and a
 network fitted on them in minutes scores against greedy what the 2-player run reached after an hour of
-self-play (BENCHMARKS, "A teacher for generation 0"). Self-play goes on from there as from any
+self-play (docs/results/kingdomino-teacher.md, "A teacher for generation 0"). Self-play goes on from there as from any
 generation 0. The teacher's samples train generation 0 only: the replay buffer starts empty, so the
 generations after it learn from search alone."""
 

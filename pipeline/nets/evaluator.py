@@ -2,9 +2,10 @@
 CPU or a GPU (`device` in params.yaml: auto takes a GPU when torch sees one).
 
 For inference the model is traced and frozen with TorchScript: measured on 2 cores, 15-20% more
-positions/s for the small batches self-play feeds it (see BENCHMARKS.md), same outputs. With
-`precision` bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16 (BENCHMARKS.md,
-"bf16 inference"), outputs within a few hundredths of float32's; elsewhere torch emulates bf16, slowly.
+positions/s for the small batches self-play feeds it (see docs/results/speed-bench.md), same outputs. With
+`precision` bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16
+(docs/results/precision.md, "bf16 inference"), outputs within a few hundredths of float32's; elsewhere
+torch emulates bf16, slowly.
 With `int8` it runs quantized on an x86 CPU (`int8.py`): 1.3-1.6x bf16's self-play simulations/s here.
 """
 

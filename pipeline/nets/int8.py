@@ -1,7 +1,7 @@
 """int8 inference on the CPU (`search.precision: int8`): the network's weights and activations in 8-bit
 integers, the activations' ranges calibrated on positions of random games. On this 2-core machine
 Connect-4 self-play plays 1.3-1.6x the simulations/s of bfloat16, with the same mistakes at 600
-simulations (BENCHMARKS.md, "int8 inference").
+simulations (docs/results/precision.md, "int8 inference").
 
 Built on torch.ao.quantization's FX mode, the one int8 path for convolutions in torch's CPU build that
 needs no compiler. torch marks it deprecated in favour of torchao's, which needs torch.compile; its
