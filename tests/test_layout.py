@@ -131,3 +131,82 @@ def test_no_tracked_file_names_a_path_of_one_machine():
     if listed.returncode > 1:  # not a git checkout (an unpacked archive): nothing to check
         return
     assert listed.stdout == "", f"machine paths:\n{listed.stdout[:2000]}"
+
+
+def tracked_texts(*patterns: str) -> dict[str, str]:
+    """Tracked text files (of `patterns`, or all) as they stand in the work tree, by path from the root;
+    binaries and archives left out. Empty outside a git checkout (an unpacked archive)."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-z", *patterns], cwd=ROOT, capture_output=True, text=True)
+    texts = {}
+    for name in listed.stdout.split("\0") if listed.returncode == 0 else []:
+        if not name or name.endswith((".tar.gz", ".tgz", ".zip")):
+            continue
+        try:
+            text = (ROOT / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):  # deleted in the work tree, or binary
+            continue
+        if "\0" not in text:
+            texts[name] = text
+    return texts
+
+
+STEP_NUMBER = re.compile(r"\bstops? ?-?\d+\b", re.IGNORECASE)
+
+
+def test_no_tracked_file_names_a_step_number():
+    """Results and docs are dated and name commits, not the work sessions' step numbers ("stop 47"),
+    which nobody outside those sessions can place (issue 53)."""
+    here = relative(Path(__file__))
+    found = [
+        f"{name}:{text.count(chr(10), 0, hit.start()) + 1}: {hit.group()}"
+        for name, text in tracked_texts().items()
+        if name != here
+        for hit in STEP_NUMBER.finditer(text)
+    ]
+    assert not found, "step numbers (write the date and commit instead):\n" + "\n".join(found[:50])
+
+
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def without_code_blocks(text: str) -> str:
+    return re.sub(r"^(```|~~~).*?^\1[^\n]*$", "", text, flags=re.MULTILINE | re.DOTALL)
+
+
+def markdown_prose(text: str) -> str:
+    """The text without fenced code blocks and inline code spans, where `[a](b)` is not a link."""
+    return re.sub(r"(`+)[^`]*?\1", "", without_code_blocks(text))
+
+
+def anchors(text: str) -> set[str]:
+    """GitHub's anchors of a markdown file's headings: lower case, punctuation dropped, spaces to hyphens,
+    a repeated heading numbered."""
+    seen: dict[str, int] = {}
+    for heading in re.findall(r"^#{1,6}\s+(.*?)\s*#*\s*$", without_code_blocks(text), flags=re.MULTILINE):
+        slug = "".join(c if c.isalnum() or c in "-_" else "-" if c == " " else "" for c in heading.lower())
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        if count:
+            seen[f"{slug}-{count}"] = 1
+    return set(seen)
+
+
+def test_every_relative_markdown_link_resolves():
+    """Every relative link of the tracked markdown files (README, NOTES, BENCHMARKS and its pages under
+    docs/results/, ...) names a file or folder of the checkout, and its #anchor a heading of that file."""
+    texts = tracked_texts("*.md")
+    broken = []
+    for name, text in texts.items():
+        for target in LINK.findall(markdown_prose(text)):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target, flags=re.IGNORECASE):  # https:, mailto:, ...
+                continue
+            path, _, anchor = target.partition("#")
+            resolved = (ROOT / name).parent / path if path else ROOT / name
+            if not resolved.exists():
+                broken.append(f"{name}: {target} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved.read_text(encoding="utf-8")):
+                broken.append(f"{name}: {target} (no such heading)")
+    assert texts, "no markdown file found"
+    assert not broken, "broken links:\n" + "\n".join(broken)
