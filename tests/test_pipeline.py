@@ -192,9 +192,25 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
 def test_runs_compared_side_by_side_by_the_command_and_the_notebooks(project, tmp_path):
     env_uri = f"sqlite:///{project / 'mlflow.db'}"
     compare = [sys.executable, "-m", "pipeline", "compare", "--tracking-uri", env_uri, "--out", str(tmp_path)]
-    result = run([*compare, "cpuct2", "fig3"], ROOT)
+    result = run([*compare, "cpuct2", "fig3"], project)  # in the project: its git knows the experiments
     lines = result.stdout.splitlines()
     assert lines[0].startswith("run=fig3") and lines[1].startswith("run=cpuct2") and "search.c_puct=2.0" in lines[1]
+    shown = {
+        row["name"]: row["rev"]
+        for row in experiment_rows(json.loads(run(["dvc", "exp", "show", "--json"], project).stdout))
+    }
+    from mlflow import MlflowClient
+
+    client = MlflowClient(env_uri)
+    experiment = client.get_experiment_by_name("alphazero").experiment_id
+    recorded = {
+        parent.data.tags["dvc_experiment"]: parent.data.tags.get("dvc_experiment_commit")
+        for parent in client.search_runs([experiment], "tags.dvc_experiment != ''")
+    }
+    assert recorded == {"cpuct2": shown["cpuct2"], "fig3": shown["fig3"], "longer": None, "ratings8": None}, (
+        "compare records the experiments it shows: each one's own commit, not its baseline's"
+    )
+    assert f"experiment commit={shown['cpuct2'][:7]}" in lines[1]
     page = (tmp_path / "compare.md").read_text()
     assert "params that differ: evaluate.fig3.games_per_seating, generations, search.c_puct" in page
     assert (tmp_path / "curves.png").stat().st_size > 0

@@ -11,7 +11,14 @@ from pathlib import Path
 
 from pipeline.evaluation.report import write_pages
 from pipeline.evaluation.sections import Plot, Section, plt
-from pipeline.jobs.tracking import DVC_EXPERIMENT, GIT_COMMIT, SETTING, TrackingError
+from pipeline.jobs.tracking import (
+    DVC_EXPERIMENT,
+    DVC_EXPERIMENT_COMMIT,
+    GIT_COMMIT,
+    SETTING,
+    TrackingError,
+    record_experiment_commits,
+)
 from pipeline.stores import check_store, sqlite_file
 
 # Per-generation curves drawn side by side, where the runs logged them (ratings need `evaluate.ratings`).
@@ -42,7 +49,8 @@ class PipelineRun:
 
 def pipeline_runs(tracking_uri: str, experiment: str, names: list[str] | None = None) -> list[PipelineRun]:
     """The experiment's pipeline runs, oldest first (a DVC experiment's name or a run's name picks
-    some); a store or experiment that does not exist is a `TrackingError`."""
+    some); a store or experiment that does not exist is a `TrackingError`. Run in the project, it also
+    records each DVC experiment's own commit in MLflow, which no stage could (`experiment_commits`)."""
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     from mlflow import MlflowClient
 
@@ -71,7 +79,8 @@ def pipeline_runs(tracking_uri: str, experiment: str, names: list[str] | None = 
             history = {m.step: m.value for m in client.get_metric_history(run.info.run_id, metric)}
             if history:
                 curves[metric] = sorted(history.items())
-        runs.append(PipelineRun(run.info.run_id, run.info.run_name, run.data.tags, run.data.params, curves))
+        runs.append(PipelineRun(run.info.run_id, run.info.run_name, dict(run.data.tags), run.data.params, curves))
+    record_experiment_commits(client, runs, Path.cwd())
     return runs
 
 
@@ -82,8 +91,8 @@ def differing_params(runs: list[PipelineRun]) -> list[str]:
 
 
 def comparison_rows(runs: list[PipelineRun]) -> list[dict]:
-    """One row per run: its name, DVC experiment and commit, the final value of each curve, then the
-    params that differ between the runs."""
+    """One row per run: its name, DVC experiment, the commit it ran on and the experiment's own, the
+    final value of each curve, then the params that differ between the runs."""
     differing = differing_params(runs)
     rows = []
     for run in runs:
@@ -91,6 +100,7 @@ def comparison_rows(runs: list[PipelineRun]) -> list[dict]:
             "run": run.name,
             "dvc experiment": run.tags.get(DVC_EXPERIMENT, ""),
             "commit": run.tags.get(GIT_COMMIT, "")[:7],
+            "experiment commit": run.tags.get(DVC_EXPERIMENT_COMMIT, "")[:7],
         }
         for metric in CURVES:
             value = run.final(metric)

@@ -32,6 +32,7 @@ OWNER = "owner"  # tag of a child run: its process (pipeline.owners), to tell a 
 SETTING = "setting"  # tag of a pipeline's parent run: the hash of its setting (`setting_key`)
 DVC_EXPERIMENT = "dvc_experiment"  # tag: the DVC experiment that ran the setting (`dvc exp run -n NAME`)
 GIT_COMMIT = "mlflow.source.git.commit"  # MLflow's own tag, shown in its UI: the code's commit
+DVC_EXPERIMENT_COMMIT = "dvc_experiment_commit"  # tag: the experiment's own commit, recorded by `compare`
 # Per-generation figures of each stage's metrics file, as MLflow names them: this prefix, then the key.
 STAGE_PREFIX = {"selfplay": "selfplay_", "train": "train_", "gate": ""}
 NOT_FIGURES = ("threshold",)  # a param copied into the gate's file for the report, not a figure
@@ -144,6 +145,38 @@ def _source_tags() -> dict[str, str]:
         except (OSError, subprocess.SubprocessError):  # no git here: no commit to name
             commit = None
     return {**tags, GIT_COMMIT: commit} if commit else tags
+
+
+def experiment_commits(repo: Path) -> dict[tuple[str, str], str]:
+    """DVC's experiments in the git repository at `repo`: (baseline commit, name) -> the experiment's
+    own commit. DVC makes that commit after the last stage has run, so no stage can log it; `compare`
+    records it on the run (`record_experiment_commits`). Outside a git repository: none."""
+    try:
+        listed = subprocess.run(
+            ["git", "for-each-ref", "--format=%(refname) %(objectname)", "refs/exps/"],
+            cwd=repo, capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    commits = {}
+    for line in listed.stdout.splitlines() if listed.returncode == 0 else []:
+        ref, commit = line.rsplit(" ", 1)
+        parts = ref.split("/")  # refs/exps/<baseline[:2]>/<baseline[2:]>/<name>; DVC's queues live elsewhere
+        if len(parts) >= 5 and len(parts[2]) == 2 and len(parts[3]) == 38:
+            commits[(parts[2] + parts[3], "/".join(parts[4:]))] = commit
+    return commits
+
+
+def record_experiment_commits(client, runs, repo: Path) -> None:
+    """Tag each parent run of a DVC experiment (`run_id` and its `tags` dict) with the experiment's own
+    commit where git knows it and the run has none yet, so MLflow's UI shows it beside the baseline's."""
+    todo = [run for run in runs if DVC_EXPERIMENT in run.tags and DVC_EXPERIMENT_COMMIT not in run.tags]
+    commits = experiment_commits(repo) if todo else {}
+    for run in todo:
+        commit = commits.get((run.tags.get(GIT_COMMIT, ""), run.tags[DVC_EXPERIMENT]))
+        if commit:
+            client.set_tag(run.run_id, DVC_EXPERIMENT_COMMIT, commit)
+            run.tags[DVC_EXPERIMENT_COMMIT] = commit
 
 
 def _shared_run(client, experiment_id: str, identity: dict, tags: dict, name: str, params: dict) -> str:
