@@ -2,7 +2,7 @@
 
 import pytest
 import yaml
-from shipped import shipped_params
+from shipped import ROOT, shipped_params
 
 from pipeline.config import ConfigError, load_params, parse_params
 
@@ -184,3 +184,19 @@ def test_a_nest_of_aliases_under_a_field_is_quoted_short():
         nest = [nest] * 3  # shared, as YAML aliases are: 3^20 leaves if written out whole
     with pytest.raises(ConfigError, match=r"search.c_puct: .*\(got \[\[\[\.\.\.\], .{20,60}\)$"):
         parse_params(with_(search={"c_puct": nest}))
+
+
+@pytest.mark.parametrize("name", ["params.yaml", *sorted(p.name for p in (ROOT / "examples").glob("*.yaml"))])
+def test_dvc_exp_run_set_param_changes_only_the_line_it_sets(name, tmp_path):
+    """`dvc exp run -S` writes the params file back in DVC's layout: a file in another layout (`null`
+    spelt out, an indented list) came back rewritten, line after line, in the experiment's commit."""
+    from dvc.utils.serialize import modify_yaml
+
+    source = ROOT / name if name == "params.yaml" else ROOT / "examples" / name
+    copy = tmp_path / "params.yaml"
+    copy.write_text(source.read_text())
+    with modify_yaml(copy) as data:
+        data["seed"] = 12345
+    before, after = source.read_text().splitlines(), copy.read_text().splitlines()
+    changed = [(old, new) for old, new in zip(before, after) if old != new]
+    assert len(before) == len(after) and len(changed) == 1 and changed[0][1].startswith("seed: 12345"), changed[:3]
