@@ -4,6 +4,7 @@ cluster is one line."""
 
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -42,26 +43,36 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def cluster():
+@contextlib.contextmanager
+def head_node(**head_env):
     """A head node with two CPUs on 127.0.0.1, every port on loopback (`ray_backend.LOOPBACK_SWITCH`:
-    Ray 2.60 then refuses a second node, so the cluster has one). Ray's token authentication is off
-    here, as it is for a cluster started without a token (a token left in ~/.ray by an earlier local
-    Ray would otherwise turn it on for the head alone). Its own temporary folder names its processes,
-    so that the end stops them and no other Ray of the machine (`ray stop` stops all)."""
-    settings = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", LOOPBACK_SWITCH: "0"}
-    saved = {key: os.environ.get(key) for key in settings}
-    os.environ.update(settings)
+    Ray 2.60 then refuses a second node, so the cluster has one), `head_env` in its environment. Its
+    own temporary folder names its processes, so that the end stops them and no other Ray of the
+    machine (`ray stop` stops all)."""
     port, folder = free_port(), tempfile.mkdtemp(prefix="ray-test-", dir="/tmp")  # short: Ray's socket paths
     start = ["ray", "start", "--head", "--node-ip-address=127.0.0.1", "--num-cpus=2", "--disable-usage-stats"]
     start += [f"--port={port}", "--include-dashboard=false", f"--temp-dir={folder}"]
-    subprocess.run(start, env=dict(os.environ), check=True, capture_output=True)
+    subprocess.run(start, env={**os.environ, **head_env}, check=True, capture_output=True)
     try:
         yield f"127.0.0.1:{port}", folder
     finally:
         ray.shutdown()
         stop_processes_of(folder)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """The head node, and this driver, with Ray's token authentication off, as for a cluster started
+    without a token (a token left in ~/.ray by an earlier local Ray would otherwise turn it on for the
+    head alone)."""
+    settings = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled", LOOPBACK_SWITCH: "0"}
+    saved = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
+    try:
+        with head_node() as node:
+            yield node
+    finally:
         for key, value in saved.items():
             os.environ.pop(key) if value is None else os.environ.update({key: value})
 
@@ -219,3 +230,15 @@ def test_an_unreachable_cluster_is_one_line():
     _, model, params = tiny(Workers(2, "ray", f"127.0.0.1:{free_port()}"))
     with pytest.raises(BackendError, match=r"^backend.ray_address: cannot reach a Ray cluster at '127.0.0.1:\d+'"):
         run_selfplay(make_game("tictacmo"), model, params, generation=1, progress=False)
+
+
+def test_a_cluster_that_asks_for_a_token_is_one_line_that_says_so(cluster):
+    """A driver without the cluster's token: Ray's core retries for 20 s and then names only a failed
+    connection; the one line names the token and the setting."""
+    ray.shutdown()
+    with head_node(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32)) as (address, _):
+        _, model, params = tiny(Workers(2, "ray", address))
+        with pytest.raises(
+            BackendError, match=r"cluster at '127.0.0.1:\d+': the cluster asks for a token .*RAY_AUTH_MODE"
+        ):
+            run_selfplay(make_game("tictacmo"), model, params, generation=1, progress=False)

@@ -36,6 +36,7 @@ def connect(address: str | None) -> None:
         return
     if address not in (None, "auto"):
         _check_listening(address)  # Ray itself retries a dead address for minutes
+        _check_token(address)  # and a cluster that refuses it for 20 s, then names neither
     if _on_this_machine(address):
         _loopback_only()
     package = str(Path(pipeline.__file__).parent)
@@ -78,6 +79,31 @@ def _check_listening(address: str) -> None:
     except (OSError, ValueError) as err:
         reason = "expected host:port or ray://host:port" if isinstance(err, ValueError) else "nothing answers there"
         raise _unreachable(address, reason) from None
+
+
+def _check_token(address: str) -> None:
+    """A cluster started with token authentication (`RAY_AUTH_MODE=token`) refuses a driver without its
+    token: ask its GCS once (Ray's client sends this driver's token, if any) and say so in a line."""
+    refused = getattr(ray.exceptions, "AuthenticationError", None)  # a Ray without token authentication: none
+    if refused is None or address.startswith("ray://"):  # Ray Client's server is not the GCS
+        return
+    try:
+        from ray._raylet import GcsClient
+
+        GcsClient(address=address).internal_kv_keys(b"", namespace=None, timeout=5)
+    except refused:
+        if os.environ.get("RAY_AUTH_MODE") == "token":
+            reason = (
+                "the cluster refuses this driver's token: give it the cluster's (RAY_AUTH_TOKEN or ~/.ray/auth_token)"
+            )
+        else:
+            reason = (
+                "the cluster asks for a token (it was started with RAY_AUTH_MODE=token): set RAY_AUTH_MODE=token"
+                " here too, with the cluster's token in RAY_AUTH_TOKEN or ~/.ray/auth_token"
+            )
+        raise _unreachable(address, reason) from None
+    except Exception:  # anything else is ray.init's to say, with its own words
+        return
 
 
 def _unreachable(address: str, reason: str) -> BackendError:
