@@ -299,7 +299,9 @@ def _table(figures: dict) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = command_parser("bench", __doc__)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--quick", action="store_true", help="small budgets: under a minute")
+    parser.add_argument(
+        "--quick", action="store_true", help="small budgets: 3-4 minutes on 2 cores (docs/results/speed-bench.md)"
+    )
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")
     parser.add_argument("--backend", choices=["pool", "ray"], default="pool", help="where self-play runs")
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
