@@ -94,11 +94,11 @@ def ablation_lines(results: dict[str, dict]) -> list[str]:
 
 
 def write_best_params(params_path: Path, values: dict, out: Path) -> None:
-    """params.yaml with the values substituted; comments, order, `null`s and list indents kept, so
-    that the file differs from params.yaml only in the tuned lines (and in passwords, masked)."""
+    """params.yaml with the values substituted, written as DVC writes it for `dvc exp run -S` (round
+    trip, the layout params.yaml has), so that the file differs from params.yaml only in the tuned
+    lines (and in passwords, masked)."""
     yaml = YAML()
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    yaml.representer.add_representer(type(None), lambda r, _: r.represent_scalar("tag:yaml.org,2002:null", "null"))
+    yaml.default_flow_style = False
     data = yaml.load(params_path.read_text())
     for path, value in values.items():
         *sections, name = path.split(".")
