@@ -3,9 +3,10 @@ opponent (greedy) beside the self-play simulations and wall hours its run had sp
 and untaught runs on one plot (issue 36's curve). The hours are the run's own (`metrics/`: the teacher's
 games and fit, then self-play, training and gating), read as the report stage reads them.
 
-The scores are `python -m pipeline match RUN/models/best/gen_G.ckpt greedy ... | tail -1` lines saved as
-PREFIX-genG-seed0.json, PREFIX-genG-seed1.json, ... (`runs/kd-diag/measure_run.sh`); the seeds of a
-generation are pooled, with a normal 95% interval over the pooled games.
+The scores are `python -m pipeline match RUN/models/best/gen_G.ckpt greedy --first-alone
+--games-per-seating 10 --simulations 50 --seed S --params RUN/params.yaml | tail -1` lines saved as
+PREFIX-genG-seedS.json; the seeds of a generation are pooled, with a normal 95% interval over the
+pooled games.
 
 Usage: python benchmarks/kingdomino_curve.py LABEL=RUN:PREFIX [LABEL=RUN:PREFIX ...] [--plot PNG]
 (e.g. taught=runs/kd2-teach:runs/kd-diag/kd2-teach)"""
