@@ -10,7 +10,7 @@ import json
 
 import torch
 
-from pipeline.commands.bench import _model, network_positions_per_s
+from pipeline.commands.bench import bench_network, network_positions_per_s
 from pipeline.nets.senet import SENet
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -18,7 +18,7 @@ parser.add_argument("--rounds", type=int, default=3)
 parser.add_argument("--seconds", type=float, default=6.0)
 args = parser.parse_args()
 torch.set_num_threads(1)
-game, vector = _model("kingdomino(players=4)")
+game, vector = bench_network("kingdomino(players=4)")
 torch.manual_seed(0)
 convolved = SENet(dataclasses.replace(vector.shape, constant_planes=0)).eval()
 for round_ in range(args.rounds):

@@ -11,18 +11,20 @@ Usage: python benchmarks/network_positions.py [--game 'kingdomino(players=4,fit=
 
 import argparse
 
-from pipeline.commands.bench import _model, network_positions_per_s
+from pipeline.commands.bench import GAMES, bench_network, network_positions_per_s
 from pipeline.threads import use_threads
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--game", default="kingdomino(players=4,fit=1)", help="one of bench's games")
+    parser.add_argument(
+        "--game", default="kingdomino(players=4,fit=1)", choices=list(GAMES), help="one of bench's games"
+    )
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=2.0, help="the timed loops' time in all")
     args = parser.parse_args()
     use_threads(0)
-    game, model = _model(args.game)
+    game, model = bench_network(args.game)
     print(type(game).__name__, round(network_positions_per_s(game, model, args.batch, args.seconds)))
 
 

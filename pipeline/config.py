@@ -76,11 +76,12 @@ class ValueParams(Section):
     zero_sum: bool = False
 
 
-class SearchParams(Section):
+class SearchSettings(Section):
+    """How a player searches, whatever its budget: the fields `SearchConfig` shares with the schema."""
+
     c_puct: Float = Field(3.0, gt=0)
     dirichlet_alpha: Float = Field(1.0, gt=0)
     dirichlet_epsilon: Float = Field(0.25, ge=0, le=1)
-    simulations: Simulations = Field(50, ge=1)
     max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
     chance_outcomes: Literal["evict", "fixed"] = Field(
         "evict", description="a new outcome evicts the least visited (seed 001), or the first ones drawn are kept"
@@ -93,6 +94,12 @@ class SearchParams(Section):
     greedy_playout_weight: Float = Field(
         0.0, ge=0, le=1, description="leaf value (1 - w) network + w a player-greedy playout's outcome; 0 = off"
     )
+
+
+class SearchParams(SearchSettings):
+    """The `search` section: the settings, and the run's budget a move."""
+
+    simulations: Simulations = Field(50, ge=1)
 
 
 class SelfPlayParams(Section):

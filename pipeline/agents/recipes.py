@@ -21,8 +21,9 @@ from pipeline.search import SearchConfig
 
 
 def search_config(params: Params) -> SearchConfig:
-    """The run's `search` section as it is, with its value scheme."""
-    return SearchConfig(**params.search.model_dump(), value=params.value)
+    """The run's `search` settings as they are (its budget goes to each player's PlayConfig), with its
+    value scheme."""
+    return SearchConfig(**params.search.model_dump(exclude={"simulations"}), value=params.value)
 
 
 def selfplay_player(model: SENet, params: Params) -> AgentSpec:

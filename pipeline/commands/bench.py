@@ -48,7 +48,8 @@ PLAYOUT_WEIGHT = 0.5  # games with a greedy player are measured again searching 
 # examples/kingdomino.yaml self-plays
 
 
-def _model(game_name: str) -> tuple:
+def bench_network(game_name: str) -> tuple:
+    """The game and its bench network (GAMES: blocks and channels), random weights seeded 0, in eval mode."""
     game = make_game(game_name)
     blocks, channels, _ = GAMES[game_name]
     torch.manual_seed(0)
@@ -136,7 +137,7 @@ def selfplay_figures(
 def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
     """Lightning's samples/s against a bare PyTorch loop over the same model, data and optimiser
     (best of `repeats` alternating runs each, since a shared machine's speed drifts)."""
-    game, _ = _model("tictacmo")
+    game, _ = bench_network("tictacmo")
     rng = np.random.default_rng(0)
     n = 64 * steps
     samples = {
@@ -152,7 +153,7 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
     tensors = [t.to(where) for t in tensors]
 
     def bare_loop() -> float:
-        model = _model("tictacmo")[1].train().to(where)
+        model = bench_network("tictacmo")[1].train().to(where)
         optimiser = make_optimizer(model, params.learning_rate, params.weight_decay)
         order = torch.randperm(n, generator=torch.Generator().manual_seed(0)).to(where)
         started = time.perf_counter()
@@ -168,7 +169,9 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
 
     lightning, bare = 0.0, 0.0
     for _ in range(repeats):
-        result = train_network(game, _model("tictacmo")[1], samples, params, seed=0, progress=False, device=device)
+        result = train_network(
+            game, bench_network("tictacmo")[1], samples, params, seed=0, progress=False, device=device
+        )
         lightning = max(lightning, result.samples_per_s)
         bare = max(bare, bare_loop())
     return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
@@ -203,7 +206,7 @@ def run(
         "device": str(inference_device()),
     }
     for name in games:
-        game, model = _model(name)
+        game, model = bench_network(name)
         network = network_positions_per_s(game, model, batch, seconds=network_seconds, precision=precision)
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         count = max(1, int(selfplay_batches * batch * GAMES[name][2]))

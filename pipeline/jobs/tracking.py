@@ -162,21 +162,28 @@ def experiment_commits(repo: Path) -> dict[tuple[str, str], str]:
     for line in listed.stdout.splitlines() if listed.returncode == 0 else []:
         ref, commit = line.rsplit(" ", 1)
         parts = ref.split("/")  # refs/exps/<baseline[:2]>/<baseline[2:]>/<name>; DVC's queues live elsewhere
-        if len(parts) >= 5 and len(parts[2]) == 2 and len(parts[3]) == 38:
+        if len(parts) >= 5 and len(parts[2]) == 2 and len(parts[2] + parts[3]) in (40, 64):  # SHA-1, SHA-256
             commits[(parts[2] + parts[3], "/".join(parts[4:]))] = commit
     return commits
 
 
 def record_experiment_commits(client, runs, repo: Path) -> None:
     """Tag each parent run of a DVC experiment (`run_id` and its `tags` dict) with the experiment's own
-    commit where git knows it and the run has none yet, so MLflow's UI shows it beside the baseline's."""
-    todo = [run for run in runs if DVC_EXPERIMENT in run.tags and DVC_EXPERIMENT_COMMIT not in run.tags]
-    commits = experiment_commits(repo) if todo else {}
-    for run in todo:
+    commit where git knows it, so MLflow's UI shows it beside the baseline's; an experiment run again
+    (`dvc exp run -f -n NAME`) moves the tag to its new commit. A store that takes no writes keeps the
+    tags it has, with one warning."""
+    experiments = [run for run in runs if DVC_EXPERIMENT in run.tags]
+    commits = experiment_commits(repo) if experiments else {}
+    for run in experiments:
         commit = commits.get((run.tags.get(GIT_COMMIT, ""), run.tags[DVC_EXPERIMENT]))
-        if commit:
+        if not commit or run.tags.get(DVC_EXPERIMENT_COMMIT) == commit:
+            continue
+        try:
             client.set_tag(run.run_id, DVC_EXPERIMENT_COMMIT, commit)
-            run.tags[DVC_EXPERIMENT_COMMIT] = commit
+        except Exception as err:  # MlflowException and its store's own errors: a read-only store
+            log.warning("experiment commits not recorded in MLflow: %s", str(err).splitlines()[0] if str(err) else err)
+            return
+        run.tags[DVC_EXPERIMENT_COMMIT] = commit
 
 
 def _shared_run(client, experiment_id: str, identity: dict, tags: dict, name: str, params: dict) -> str:

@@ -90,7 +90,7 @@ def _check_token(address: str) -> None:
     try:
         from ray._raylet import GcsClient
 
-        GcsClient(address=address).internal_kv_keys(b"", namespace=None, timeout=5)
+        GcsClient(address=address).internal_kv_exists(b"alphazero-probe", namespace=None, timeout=5)
     except refused:
         if os.environ.get("RAY_AUTH_MODE") == "token":
             reason = (

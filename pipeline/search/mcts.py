@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from pipeline.config import EvaluateParams, Float, SearchParams, ValueParams
+from pipeline.config import EvaluateParams, Float, SearchSettings, ValueParams
 from pipeline.games.base import to_absolute
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
@@ -28,10 +28,10 @@ from pipeline.search.playouts import check_playouts, mix_playouts
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
 
-class SearchConfig(SearchParams):
-    """One player's search: the schema's `search` section itself (one type, one set of defaults and
-    bounds), the run's value scheme, and what only players without a network set. `simulations` is the
-    run's budget; a player's own budget is its PlayConfig's (gating and `match` play at others)."""
+class SearchConfig(SearchSettings):
+    """One player's search: the schema's `search` settings themselves (one type, one set of defaults and
+    bounds), the run's value scheme, and what only players without a network set. The budget is not
+    here: a player's is its PlayConfig's (gating and `match` play at other budgets than the run's)."""
 
     value: ValueParams = ValueParams()  # what a finished game is worth (pipeline/games/values.py)
     selection: Literal["puct", "ucb1"] = "puct"  # ucb1: classic UCT, rollouts at the leaves
