@@ -37,26 +37,32 @@ SCHEMES = {
     "network": {"max_chance_children": 8, "chance_outcomes": "evict", "greedy_playout_weight": 0.0},
 }
 
-parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-parser.add_argument("checkpoint")
-parser.add_argument("params", help="the params that trained the network (its search settings are varied)")
-parser.add_argument("--move-time", type=float, default=0.5)
-parser.add_argument("--opponent", help="default: mce at the same time a move")
-parser.add_argument("--games-per-seating", type=int, default=2)
-parser.add_argument("--schemes", default=",".join(SCHEMES))
-parser.add_argument("--seed", type=int, default=0)
-args = parser.parse_args()
-opponent = args.opponent or f"mce:{args.move_time}s"
-base = yaml.safe_load(Path(args.params).read_text())
 
-with tempfile.TemporaryDirectory() as folder:
-    for scheme in args.schemes.split(","):
-        search = SCHEMES[scheme]
-        params = Path(folder) / f"{scheme}.yaml"
-        params.write_text(yaml.safe_dump({**base, "search": {**base["search"], **(search or {})}}))
-        budget = ["--simulations", "1"] if search is None else ["--move-time", str(args.move_time)]
-        argv = [args.checkpoint, opponent, "--first-alone", "--params", str(params), "--seed", str(args.seed)]
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            match([*argv, *budget, "--games-per-seating", str(args.games_per_seating)])
-        print(json.dumps({"scheme": scheme, "move_time": args.move_time, **json.loads(out.getvalue())}), flush=True)
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint")
+    parser.add_argument("params", help="the params that trained the network (its search settings are varied)")
+    parser.add_argument("--move-time", type=float, default=0.5)
+    parser.add_argument("--opponent", help="default: mce at the same time a move")
+    parser.add_argument("--games-per-seating", type=int, default=2)
+    parser.add_argument("--schemes", default=",".join(SCHEMES))
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    opponent = args.opponent or f"mce:{args.move_time}s"
+    base = yaml.safe_load(Path(args.params).read_text())
+
+    with tempfile.TemporaryDirectory() as folder:
+        for scheme in args.schemes.split(","):
+            search = SCHEMES[scheme]
+            params = Path(folder) / f"{scheme}.yaml"
+            params.write_text(yaml.safe_dump({**base, "search": {**base["search"], **(search or {})}}))
+            budget = ["--simulations", "1"] if search is None else ["--move-time", str(args.move_time)]
+            argv = [args.checkpoint, opponent, "--first-alone", "--params", str(params), "--seed", str(args.seed)]
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                match([*argv, *budget, "--games-per-seating", str(args.games_per_seating)])
+            print(json.dumps({"scheme": scheme, "move_time": args.move_time, **json.loads(out.getvalue())}), flush=True)
+
+
+if __name__ == "__main__":  # the match's workers start by spawn, which imports this file again
+    main()
