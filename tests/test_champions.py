@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import yaml
 from shipped import shipped_params_text
 
 from pipeline import champions
@@ -224,12 +225,21 @@ def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_othe
     assert network_params(str(champions.params_path("tictacmo")), "connect4", "connect4").game == "tictacmo"
 
 
-def test_champions_prints_a_cards_whole_text_by_name_and_a_taught_network_says_so(capsys):
+def test_champions_prints_a_cards_whole_text_by_name(capsys):
     from pipeline.commands.champions import main
 
     main(["kingdomino"])
     assert capsys.readouterr().out == champions.card_path("kingdomino").read_text()
-    assert "no self-play: taught by greedy" in champions.summary("kingdomino")
+    assert "in all 20 generations" in champions.summary("kingdomino")
     with pytest.raises(SystemExit):
         main(["chess"])
     assert capsys.readouterr().err.startswith("error: chess: no such champion; expected one of connect3x3")
+
+
+def test_a_taught_champion_says_so_in_its_summary(tmp_path, monkeypatch):
+    """A generation 0 taught by a player, with no self-play, is summed up as taught, not as 0 generations."""
+    card = yaml.safe_load(champions.card_path("kingdomino").read_text())
+    card["training"].update(generations=0, selfplay_games=0, simulations=0)
+    (tmp_path / "taught.yaml").write_text(yaml.safe_dump(card))
+    monkeypatch.setattr(champions, "FOLDER", tmp_path)
+    assert "no self-play: taught by greedy, 2000 games" in champions.summary("taught")
