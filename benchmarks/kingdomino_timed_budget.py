@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from pipeline import champions
-from pipeline.agents import monte_carlo
+from pipeline.agents.monte_carlo import MonteCarloAgent
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.config import load_params
@@ -23,7 +23,7 @@ from pipeline.nets.checkpoint import load_checkpoint
 
 def positions(game, count: int, seed: int) -> list:
     """The first `count` positions with a choice (more than one legal move) of a greedy game."""
-    rng, state, found = np.random.default_rng(seed), None, []
+    rng, found = np.random.default_rng(seed), []
     state = game.initial_state(rng)
     while len(found) < count and not game.is_terminal(state):
         if len(game.legal_actions(state)) > 1:
@@ -42,22 +42,10 @@ def simulations_a_move(spec, game, states, seed: int) -> float:
 
 
 def playouts_a_move(game, states, seconds: float, seed: int) -> float:
-    played = 0
-    outcomes = monte_carlo.greedy_outcomes
-
-    def counted(game, afters, rngs):
-        nonlocal played
-        played += len(afters)
-        return outcomes(game, afters, rngs)
-
-    monte_carlo.greedy_outcomes = counted  # count what mce plays without changing how it plays
-    try:
-        agent = monte_carlo.MonteCarloAgent(game, 0, "mce", seconds)
-        for k, state in enumerate(states):
-            agent.choose(state, np.random.default_rng([seed, k]))
-    finally:
-        monte_carlo.greedy_outcomes = outcomes
-    return played / len(states)
+    agent = MonteCarloAgent(game, 0, "mce", seconds)
+    for k, state in enumerate(states):
+        agent.choose(state, np.random.default_rng([seed, k]))
+    return agent.played / len(states)
 
 
 def main() -> None:

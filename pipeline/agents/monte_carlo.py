@@ -44,6 +44,7 @@ class MonteCarloAgent(PositionAgent):
         _check_greedy(game)
         super().__init__(game, name)
         self.playouts, self.seconds = playouts, seconds
+        self.played = 0  # playouts played, for throughput figures (as SearchAgent.simulations)
 
     def choose(self, state, rng):
         legal = self.game.legal_actions(state)
@@ -61,4 +62,5 @@ class MonteCarloAgent(PositionAgent):
             totals[:tried] += scores[:, mover]
             counts[:tried] += 1
             played += tried
+        self.played += played
         return int(legal[int(np.argmax(totals / counts))])
