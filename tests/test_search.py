@@ -10,6 +10,7 @@ from reference_search import reference_search
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.search import BatchedSearch, CachingEvaluator, Forest, RolloutEvaluator, SearchConfig, UniformEvaluator
+from pipeline.search.gumbel import GumbelSearch
 
 
 def play(game, moves):
@@ -215,3 +216,60 @@ def test_cache_answers_transpositions_without_the_evaluator():
     b = play(game, [8, 4, 0])  # the same position by another move order
     logits, values = cached.evaluate([a, b, a])
     assert calls == [1] and cached.hits == 2 and logits.shape == (3, 9)
+
+
+class Counting(UniformEvaluator):
+    """Uniform priors, zero values, and the size of every batch it was asked to judge."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self.batches = []
+
+    def evaluate(self, states):
+        self.batches.append(len(states))
+        return super().evaluate(states)
+
+
+def test_parallel_leaves_batch_one_tree_and_take_every_virtual_loss_back():
+    """Eight walkers a step: one tree's leaves reach the evaluator eight at a time, every simulation
+    is counted once, and no virtual loss is left behind (zero values back up to exactly zero)."""
+    game = make_game("connect4")
+    evaluator = Counting(game)
+    forest, (slot,) = search(game, [game.initial_state()], evaluator, SearchConfig(parallel_leaves=8), 60)
+    assert forest.root_visits(slot).sum() == 60
+    assert max(evaluator.batches) == 8 and len(evaluator.batches) <= 1 + 60 // 8 + 1
+    used = int(forest.used[slot])
+    assert not forest.value_sums[slot * forest.capacity : slot * forest.capacity + used].any()
+
+
+@pytest.mark.parametrize("kind", SEARCHES)
+def test_parallel_leaves_still_find_the_win_and_the_block(kind):
+    """Walkers that collide on a leaf or a finished game (few moves left) share one judgement."""
+    evaluator, config = SEARCHES[kind](make_game("connect4"))
+    game = make_game("connect4")
+    state = play(game, [0, 6, 1, 6, 2, 5])
+    assert best_move(game, state, evaluator, config.model_copy(update={"parallel_leaves": 8})) == 3
+    game = make_game("tictactoe")
+    evaluator, config = SEARCHES[kind](game)
+    state = play(game, [0, 4, 8, 2])
+    assert best_move(game, state, evaluator, config.model_copy(update={"parallel_leaves": 16})) == 6
+
+
+def test_parallel_leaves_through_chance_nodes():
+    """Kingdomino's draws: walkers that meet at a chance node each draw an outcome of their own."""
+    game = make_game("kingdomino(players=2)")
+    rng = np.random.default_rng(3)
+    state = game.initial_state(rng)
+    for _ in range(6):
+        state, _ = game.step(state, int(game.greedy_action(state)), rng)
+    config = SearchConfig(parallel_leaves=6, max_chance_children=2)
+    forest, slots = search(game, [state, state], Counting(game), config, 40)
+    assert all(forest.root_visits(s).sum() == 40 for s in slots)
+    assert np.abs(forest.root_value(slots[0])).max() <= 1
+
+
+def test_gumbel_root_refuses_parallel_leaves():
+    game = make_game("tictactoe")
+    config = SearchConfig(root="gumbel", parallel_leaves=4)
+    with pytest.raises(ValueError, match="search.parallel_leaves"):
+        GumbelSearch(BatchedSearch(game, UniformEvaluator(game), config))

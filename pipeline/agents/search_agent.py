@@ -34,7 +34,8 @@ class PlayConfig:
 
 # The most simulations a timed move runs: it bounds a timed player's tree (memory) and nothing else.
 TIMED_SIMULATIONS = 1000
-# Simulations between two looks at the clock: few enough to stop near the deadline.
+# Simulations between two looks at the clock: few enough to stop near the deadline (at least one
+# step of `search.parallel_leaves` walkers).
 CLOCK_STEP = 8
 
 
@@ -90,8 +91,9 @@ class SearchAgent:
         """Simulate every tree until `seconds` have passed (at least one step) or `simulations` ran;
         how many ran."""
         deadline, done = time.perf_counter() + seconds, 0
+        between_looks = max(CLOCK_STEP, self.search.config.parallel_leaves)
         while done < self.play.simulations and (done == 0 or time.perf_counter() < deadline):
-            step = min(CLOCK_STEP, self.play.simulations - done)
+            step = min(between_looks, self.play.simulations - done)
             self.search.simulate(self.forest, slots, step, self._forced(slots, noisy))
             done += step
         return done

@@ -2,6 +2,10 @@
 
 They work on the flat arrays of a `Forest` for many trees in one call, so Python pays per batch, not
 per node. Arithmetic is float64 in a fixed order so results match the simple reference search.
+
+Several walkers may share a tree (`search.parallel_leaves`): each edge a walker takes gets a virtual
+loss at once (a visit, and the worst value, -1, for the mover), so the next walker of the same tree
+is steered elsewhere; backup then takes the loss back and keeps the visit (AlphaGo's virtual loss).
 """
 
 from __future__ import annotations
@@ -52,14 +56,16 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
 @nb.njit(cache=True)
 def select_leaves(
     starts, active, forced_root, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct,
-    c_uct, ucb1, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
+    c_uct, ucb1, virtual_loss, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
 ):  # fmt: skip
     """Descend each active tree from `starts[g]`, appending to its path, until the chosen edge has
     no child (leaf_nodes = MISSING: create it from leaf_parents / leaf_actions), leads to a chance
     node (NEEDS_OUTCOME: Python draws an outcome, then resumes here) or to a leaf or terminal node.
 
     At the root (an empty path) tree g takes `forced_root[g]` when it is >= 0 (a root driver such as
-    Gumbel's sequential halving decides there), else chooses by PUCT / UCB1 like every other node."""
+    Gumbel's sequential halving decides there), else chooses by PUCT / UCB1 like every other node.
+    With `virtual_loss`, rows are walkers in order and each one's new edges take a virtual loss before
+    the next row walks."""
     for g in range(starts.shape[0]):
         if not active[g]:
             continue
@@ -86,16 +92,25 @@ def select_leaves(
                 leaf_nodes[g] = child
                 break
             node = child
+        if virtual_loss:
+            for d in range(path_lengths[g], depth):
+                edge_node, edge_action = path_nodes[g, d], path_actions[g, d]
+                visits[edge_node, edge_action] += 1
+                value_sums[edge_node, edge_action, players[edge_node]] -= 1.0
         path_lengths[g] = depth
 
 
 @nb.njit(cache=True)
-def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums):
-    """Add each tree's leaf value vector (absolute seats) to every edge on its path."""
-    players = values.shape[1]
+def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, players, virtual_loss):
+    """Add each walk's leaf value vector (absolute seats) to every edge on its path; with
+    `virtual_loss`, the walk already counted its visits and its loss is taken back first."""
+    seats = values.shape[1]
     for g in range(path_lengths.shape[0]):
         for d in range(path_lengths[g]):
             node, action = path_nodes[g, d], path_actions[g, d]
-            visits[node, action] += 1
-            for p in range(players):
+            if virtual_loss:
+                value_sums[node, action, players[node]] += 1.0
+            else:
+                visits[node, action] += 1
+            for p in range(seats):
                 value_sums[node, action, p] += values[g, p]

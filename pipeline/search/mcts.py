@@ -22,7 +22,7 @@ from pipeline.games.base import to_absolute
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
-from pipeline.search.kernels import EXPANDED, MISSING, TERMINAL, backup, select_leaves
+from pipeline.search.kernels import CHANCE, EXPANDED, TERMINAL, backup, select_leaves
 from pipeline.search.playouts import check_playouts, mix_playouts
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
@@ -95,35 +95,41 @@ class BatchedSearch:
 
         A tree whose walk reaches a chance node pauses while Python draws the outcome, then resumes
         from it in the next compiled call; the other trees wait with their leaf already found.
-        `root_actions(i)`, if given, names each tree's root action for simulation i: -1 lets PUCT
-        choose, SKIP leaves the tree out of that simulation (a root driver such as Gumbel's).
+        `root_actions(i)`, if given, names each tree's root action for step i: -1 lets PUCT choose,
+        SKIP leaves the tree out of that step (a root driver such as Gumbel's).
+        With `search.parallel_leaves` k > 1, each step sends k walkers down every tree under a virtual
+        loss (`kernels.py`), so one evaluator call takes k leaves a tree: a single tree (a timed move)
+        feeds the network in batches, at some cost in what each simulation knows.
         """
-        slots_array = np.asarray(slots)
-        g = len(slots)
-        depth = max(int(forest.used[slots_array].max()) + 2 * simulations, 2)
-        path_nodes = np.zeros((g, depth), dtype=np.int64)
-        path_actions = np.zeros((g, depth), dtype=np.int64)
-        path_lengths = np.zeros(g, dtype=np.int64)
-        parents, actions, leaves = (np.zeros(g, dtype=np.int64) for _ in range(3))
-        values = np.zeros((g, self.game.num_players))
-        roots, root_priors = forest.roots[slots_array], forest.root_priors[slots_array]
-        ucb1 = self.config.selection == "ucb1"
-        forced = np.full(g, -1, dtype=np.int64)
-        for step in range(simulations):
+        walkers = self.config.parallel_leaves
+        rows = np.repeat(np.asarray(slots), walkers)  # row r: walker r % k of tree r // k
+        n = len(rows)
+        depth = max(int(forest.used[rows].max()) + 2 * simulations, 2)
+        path_nodes = np.zeros((n, depth), dtype=np.int64)
+        path_actions = np.zeros((n, depth), dtype=np.int64)
+        path_lengths = np.zeros(n, dtype=np.int64)
+        parents, actions, leaves = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        values = np.zeros((n, self.game.num_players))
+        roots, root_priors = forest.roots[rows], forest.root_priors[rows]
+        ucb1, virtual_loss = self.config.selection == "ucb1", walkers > 1
+        forced = np.full(n, -1, dtype=np.int64)
+        walker_index = np.tile(np.arange(walkers), len(slots))
+        for step in range(-(-simulations // walkers)):
             if root_actions is not None:
-                forced[:] = root_actions(step)
-            starts, active = roots.copy(), forced != SKIP
+                forced[:] = np.repeat(root_actions(step), walkers)
+            starts = roots.copy()
+            active = (forced != SKIP) & (walker_index < simulations - step * walkers)
             path_lengths[:] = 0
             pending, pending_rows = [], []
             while active.any():
                 select_leaves(
                     starts, active, forced, root_priors, forest.visits, forest.value_sums, forest.priors,
                     forest.children, forest.legal, forest.players, forest.status, self.config.c_puct,
-                    self.config.c_uct, ucb1,
+                    self.config.c_uct, ucb1, virtual_loss,
                     path_nodes, path_actions, path_lengths, parents, actions, leaves,
                 )  # fmt: skip
                 for i in np.flatnonzero(active):
-                    leaf = self._reach(forest, slots[i], int(parents[i]), int(actions[i]), int(leaves[i]))
+                    leaf = self._reach(forest, int(rows[i]), int(parents[i]), int(actions[i]), int(leaves[i]))
                     if forest.status[leaf] == EXPANDED:  # a chance outcome searched before: walk on
                         starts[i] = leaf
                         continue
@@ -133,22 +139,31 @@ class BatchedSearch:
                     else:
                         pending.append(leaf)
                         pending_rows.append(i)
-            if pending:
-                values[pending_rows] = self._evaluate(forest, pending)
-            backup(path_nodes, path_actions, path_lengths, values, forest.visits, forest.value_sums)
+            if pending:  # walkers of one tree may stop at the same new leaf: it is judged once
+                position = {leaf: i for i, leaf in enumerate(dict.fromkeys(pending))}
+                judged = self._evaluate(forest, list(position))
+                values[pending_rows] = judged[[position[leaf] for leaf in pending]]
+            backup(
+                path_nodes, path_actions, path_lengths, values, forest.visits, forest.value_sums, forest.players,
+                virtual_loss,
+            )  # fmt: skip
 
     def _reach(self, forest: Forest, slot: int, parent: int, action: int, leaf: int) -> int:
-        """The node the walk stopped at, creating it (and drawing a chance outcome) where needed."""
+        """The node the walk stopped at, creating it (and drawing a chance outcome) where needed; an
+        edge another walker of the tree created in this step is followed, not created again."""
         if leaf >= 0:
             return leaf
+        child = int(forest.children[parent, action])
+        if child >= 0 and forest.status[child] != CHANCE:
+            return child
         state, key = self.game.step(forest.states[parent], action, forest.rngs[slot])
         if key is None:  # a deterministic move seen for the first time
             child = forest.add_node(slot, state)
             forest.children[parent, action] = child
             return child
-        if leaf == MISSING:
-            forest.children[parent, action] = forest.add_chance_node(slot)
-        return forest.outcome(slot, int(forest.children[parent, action]), key, state)
+        if child < 0:
+            forest.children[parent, action] = child = forest.add_chance_node(slot)
+        return forest.outcome(slot, child, key, state)
 
     def run(self, forest: Forest, slots: list[int], simulations: int, add_noise: bool = False) -> None:
         """Prepare the roots and add `simulations` simulations to every tree."""
