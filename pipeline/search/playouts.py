@@ -46,15 +46,13 @@ def check_playouts(game, weight: float) -> None:
 
 
 def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.ndarray:
-    """(1 - weight) `values` + weight the mean end value (the config's value scheme) of
-    `search.playouts_per_leaf` greedy playouts from each node's state (leaf parallelisation: Cazenave
-    and Jouandeau 2007), all in absolute seats; each playout draws from its tree's generator."""
-    game, repeats = forest.game, config.playouts_per_leaf
-    states = [forest.states[node] for node in nodes for _ in range(repeats)]
-    rngs = [forest.rngs[node // forest.capacity] for node in nodes for _ in range(repeats)]
-    scores, margins = greedy_outcomes(game, states, rngs)
+    """(1 - weight) `values` + weight the end value (the config's value scheme) of one greedy playout
+    from each node's state, all in absolute seats; each playout draws from its tree's generator."""
+    game = forest.game
+    states = [forest.states[node] for node in nodes]
+    scores, margins = greedy_outcomes(game, states, [forest.rngs[node // forest.capacity] for node in nodes])
     outcomes = outcome_value(
         scores, margins, getattr(game, "margin_scale", 1.0), config.value.scheme, config.value.zero_sum
     )  # fmt: skip
     weight = config.greedy_playout_weight
-    return (1 - weight) * values + weight * outcomes.reshape(len(nodes), repeats, -1).mean(axis=1)
+    return (1 - weight) * values + weight * outcomes
