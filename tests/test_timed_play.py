@@ -31,6 +31,16 @@ def test_a_timed_search_runs_one_clock_step_when_time_is_up_at_once():
     assert searched(uct_agent(game, 1000, seed=0, seconds=1e-9), game) == CLOCK_STEP
 
 
+def test_a_timed_search_with_parallel_leaves_runs_one_step_of_all_its_walkers():
+    """k walkers wider than the clock step: the step between two looks at the clock grows to k."""
+    game = make_game("connect4")
+    config = SearchConfig(selection="ucb1", parallel_leaves=3 * CLOCK_STEP)
+    agent = SearchAgent(
+        game, RolloutEvaluator(game, 0), config, PlayConfig(simulations=1000, seconds=1e-9), "uct-leaves"
+    )
+    assert searched(agent, game) == 3 * CLOCK_STEP
+
+
 def test_a_timed_mce_with_no_time_left_tries_each_move_once_like_mce_with_that_many_playouts():
     game = make_game("kingdomino(players=2)")
     state = game.initial_state(np.random.default_rng(1))
