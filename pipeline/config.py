@@ -98,6 +98,12 @@ class SearchSettings(Section):
         1, ge=1, description="walkers a tree sends per evaluator call, under a virtual loss; 1 = one leaf at a time"
     )
 
+    @model_validator(mode="after")
+    def _gumbel_walks_alone(self) -> SearchSettings:
+        if self.parallel_leaves > 1 and self.root == "gumbel":
+            raise ValueError("parallel_leaves: Gumbel's root names every simulation's action; set 1 or root puct")
+        return self
+
 
 class SearchParams(SearchSettings):
     """The `search` section: the settings, and the run's budget a move."""

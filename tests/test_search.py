@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from reference_search import reference_search
 
+from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.search import BatchedSearch, CachingEvaluator, Forest, RolloutEvaluator, SearchConfig, UniformEvaluator
-from pipeline.search.gumbel import GumbelSearch
 
 
 def play(game, moves):
@@ -268,8 +268,10 @@ def test_parallel_leaves_through_chance_nodes():
     assert np.abs(forest.root_value(slots[0])).max() <= 1
 
 
-def test_gumbel_root_refuses_parallel_leaves():
-    game = make_game("tictactoe")
-    config = SearchConfig(root="gumbel", parallel_leaves=4)
-    with pytest.raises(ValueError, match="search.parallel_leaves"):
-        GumbelSearch(BatchedSearch(game, UniformEvaluator(game), config))
+def test_gumbel_root_refuses_parallel_leaves_in_one_line_naming_the_field():
+    with pytest.raises(ValueError, match="parallel_leaves"):
+        SearchConfig(root="gumbel", parallel_leaves=4)
+    params = {"game": "tictactoe", "search": {"root": "gumbel", "parallel_leaves": 4}}
+    with pytest.raises(ConfigError) as error:
+        parse_params({**params, "generations": [{"gen": 1, "prev": 0}]})
+    assert "search: parallel_leaves" in str(error.value) and "\n" not in str(error.value)

@@ -133,8 +133,6 @@ class GumbelSearch:
     sequential halving picks its root action for each simulation, PUCT goes on below."""
 
     def __init__(self, search: BatchedSearch):
-        if search.config.parallel_leaves > 1:
-            raise ValueError("search.parallel_leaves: Gumbel's root names every simulation's action; it needs 1")
         self.search = search
         self.considered = search.config.gumbel_considered
 
