@@ -67,9 +67,11 @@ MIN_FREE_BYTES = 16 * 2**20  # a stage's runs, metrics and a checkpoint or two
 
 
 def _check_sqlite_file(path: Path) -> None:
-    """A damaged or truncated database is one line here, not SQLAlchemy's hundreds of lines later."""
+    """A damaged or truncated database is one line here, not SQLAlchemy's hundreds of lines later. Opened
+    for writing, as MLflow opens it: a writer killed mid-transaction leaves a hot journal that only a
+    writable connection may roll back (read-only, SQLite answers "attempt to write a readonly database")."""
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)) as database:
+        with closing(sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=60)) as database:
             verdict = database.execute("PRAGMA quick_check").fetchone()[0]
     except sqlite3.Error as err:
         raise StoreError(f"not a readable SQLite database ({err})") from None

@@ -153,6 +153,34 @@ def test_a_damaged_sqlite_store_is_one_line_naming_it(tmp_path, damage):
         check_store(f"sqlite:///{store}")
 
 
+KILLED_MID_WRITE = """
+import os, signal, sqlite3, sys
+database = sqlite3.connect(sys.argv[1])
+database.execute("PRAGMA cache_size = 1")  # the change spills into the file before the commit
+database.execute("BEGIN")
+database.execute("UPDATE runs SET name = upper(name)")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_sqlite_store_left_by_a_process_killed_mid_write_is_usable(tmp_path):
+    """A killed writer leaves a hot journal that the next writer rolls back; the check must not refuse it."""
+    import sqlite3
+
+    from pipeline.stores import check_store
+
+    store = tmp_path / "mlflow.db"
+    with sqlite3.connect(store) as database:
+        database.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT)")
+        database.executemany("INSERT INTO runs (name) VALUES (?)", [("run " * 50,)] * 2000)
+    killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, str(store)], timeout=60)
+    assert killed.returncode == -signal.SIGKILL
+    assert (tmp_path / "mlflow.db-journal").exists(), "the kill left a hot journal"
+    check_store(f"sqlite:///{store}")
+    with sqlite3.connect(store) as database:
+        assert database.execute("SELECT count(*) FROM runs WHERE name != lower(name)").fetchone() == (0,), "rolled back"
+
+
 def test_compare_against_a_server_where_nothing_answers_is_one_line(capsys):
     from pipeline.commands.compare import main
 
