@@ -24,8 +24,9 @@ def test_each_figure_is_one_row():
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 7 + 3 * 5 + 4  # Kingdomino's 4 more: with greedy playouts
+    assert len(names) == len(set(names)) == 7 + 3 * 7 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
+    assert "connect4.one_process_search_ceiling_sims_per_s" in names
     assert "kingdomino(players=4,fit=1).playouts_search_sims_per_s" in names
     assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto
     games = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")

@@ -22,15 +22,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pipeline.agents.recipes import selfplay_player
+from pipeline.agents.search_agent import SearchAgent
 from pipeline.commands.cli import command_parser, out_of_range
-from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, TrainParams, parse_params
+from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, Params, TrainParams, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import PlaysGreedy
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
+from pipeline.matches.arena import play_games
 from pipeline.nets.evaluator import DEVICES, PRECISIONS, frozen_for_inference, inference_device, use_device
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.search import CachingEvaluator
 from pipeline.search.playouts import greedy_outcomes
 from pipeline.threads import follow_free_cores, use_threads
 
@@ -104,20 +108,19 @@ def greedy_playouts_per_s(game, seconds: float, batch: int = 64) -> float:
     return played / (time.perf_counter() - started)
 
 
-def selfplay_figures(
+def _selfplay_params(
     game_name: str,
-    model,
     games: int,
     batch: int,
-    workers: int = 0,
+    workers: int = 1,
     backend: str = "pool",
     precision: str = "float32",
     device: str = "auto",
     playout_weight: float = 0.0,
     inference_server: str = "auto",
-) -> dict:
-    game = make_game(game_name)
-    params = parse_params(
+) -> Params:
+    """Self-play's params at their defaults but for these."""
+    return parse_params(
         {
             "game": game_name,
             "workers": workers,
@@ -128,10 +131,41 @@ def selfplay_figures(
             "selfplay": {"games": games, "parallel_games": batch},
         }
     )
-    result = run_selfplay(game, model, params, generation=1, progress=False)
+
+
+def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0, **where) -> dict:
+    """Self-play as a stage plays it; `where` as `_selfplay_params` takes it."""
+    game = make_game(game_name)
+    result = run_selfplay(game, model, _selfplay_params(game_name, games, batch, workers, **where), 1, progress=False)
     # games/min as a stage sees it (workers' start-up included); simulations/s while games run
     speed = {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
     return speed | {name: value for name, value in result.served.items() if name.startswith("server_")}
+
+
+class FreeNetwork:
+    """The network's answer at no cost: uniform priors and zero values. The leaves are still encoded,
+    as a served worker encodes them before it sends them off."""
+
+    def __init__(self, game):
+        self.game = game
+
+    def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+        self.game.encode_batch(states)
+        return (
+            np.zeros((len(states), self.game.num_actions), np.float32),
+            np.zeros((len(states), self.game.num_players), np.float32),
+        )
+
+
+def search_ceiling_sims_per_s(game_name: str, model, games: int, batch: int) -> float:
+    """One process's self-play simulations/s with a `FreeNetwork`: no accelerator, served or not, can
+    take a core's search past it (Amdahl's law). Uniform priors grow broader trees than a network's,
+    so it is an estimate of the search's own cost a simulation, not an exact bound."""
+    game = make_game(game_name)
+    spec = selfplay_player(model, _selfplay_params(game_name, games, batch))
+    agent = SearchAgent(game, CachingEvaluator(FreeNetwork(game)), spec.search, spec.play, spec.name)
+    _, stats = play_games(game, [[agent] * game.num_players] * games, seed=0, parallel=batch)
+    return agent.simulations / stats.seconds
 
 
 def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
@@ -216,12 +250,15 @@ def run(
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         half = max(1, batch // 2)
         alone = selfplay_figures(name, model, half, half, 1, precision=precision, device=device)
+        ceiling = search_ceiling_sims_per_s(name, model, half, half)
         figures[name] = {
             "network_positions_per_s": network,
             "search_sims_per_s": play["sims_per_s"],
             "search_to_network_ratio": play["sims_per_s"] / network,
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
+            "one_process_search_ceiling_sims_per_s": ceiling,
+            "ceiling_to_one_process": ceiling / alone["sims_per_s"],
             **{key: value for key, value in play.items() if key.startswith("server_")},
         }
         if isinstance(game, PlaysGreedy):  # searched with greedy playouts at the leaves too
