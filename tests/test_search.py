@@ -218,6 +218,25 @@ def test_cache_answers_transpositions_without_the_evaluator():
     assert calls == [1] and cached.hits == 2 and logits.shape == (3, 9)
 
 
+def test_cache_gives_each_position_its_own_answer_in_the_order_asked():
+    """Hits, repeated misses and fresh misses mixed in one batch come back as the evaluator's own rows."""
+    game = make_game("tictactoe")
+
+    class ByPosition:  # a distinct answer per position: the encoded planes themselves
+        def evaluate(self, states):
+            planes = game.encode_batch(states).reshape(len(states), -1)
+            return planes[:, :9], planes[:, 9:11]
+
+    positions = [play(game, moves) for moves in ([0], [4], [0, 4], [4, 0], [8])]
+    cached = CachingEvaluator(ByPosition())
+    cached.evaluate(positions[:2])
+    asked = [positions[i] for i in (2, 0, 2, 3, 1, 4, 3)]
+    logits, values = cached.evaluate(asked)
+    expected_logits, expected_values = ByPosition().evaluate(asked)
+    assert np.array_equal(logits, expected_logits) and np.array_equal(values, expected_values)
+    assert cached.hits == 2 + 2  # positions 0 and 1 from the first call, repeats of 2 and 3 in the batch
+
+
 class Counting(UniformEvaluator):
     """Uniform priors, zero values, and the size of every batch it was asked to judge."""
 

@@ -60,13 +60,17 @@ class CachingEvaluator:
         self.hits = 0
 
     def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-        found = {s: self.cache[s] for s in states if s in self.cache}
-        missing = [s for s in dict.fromkeys(states) if s not in found]
-        if missing:
-            logits, values = self.evaluator.evaluate(missing)
-            if len(self.cache) + len(missing) > self.size:
+        # Each state is hashed as few times as can be: a position's hash (a tuple's, not cached by Python)
+        # was a tenth of Kingdomino's search time with the network's cost taken away.
+        answers = [self.cache.get(state) for state in states]
+        fresh: dict[Any, int] = {}  # each state not in the cache: its row in the evaluator's answer
+        rows = [fresh.setdefault(s, len(fresh)) if answer is None else -1 for s, answer in zip(states, answers)]
+        if fresh:
+            logits, values = self.evaluator.evaluate(list(fresh))
+            if len(self.cache) + len(fresh) > self.size:
                 self.cache.clear()
-            for state, logit, value in zip(missing, logits, values):
-                found[state] = self.cache[state] = (logit, value)
-        self.hits += len(states) - len(missing)
-        return np.stack([found[s][0] for s in states]), np.stack([found[s][1] for s in states])
+            for state, logit, value in zip(fresh, logits, values):
+                self.cache[state] = (logit, value)
+            answers = [(logits[row], values[row]) if row >= 0 else a for a, row in zip(answers, rows)]
+        self.hits += len(states) - len(fresh)
+        return np.stack([answer[0] for answer in answers]), np.stack([answer[1] for answer in answers])
