@@ -54,7 +54,7 @@ class CompiledKingdomino(KingdominoGame):
 
     def _arrays(self, states: list[KingdominoState]) -> tuple[np.ndarray, np.ndarray]:
         rows = [self.kingdom_row(k) for state in states for k in state.kingdoms]
-        kingdoms = np.stack(rows).reshape(len(states), self.num_players, -1)
+        kingdoms = np.array(rows).reshape(len(states), self.num_players, -1)
         return kingdoms, np.array([self.header(s) for s in states], dtype=np.int64)
 
     # --- compiled paths ---------------------------------------------------------------------------

@@ -73,4 +73,4 @@ class CachingEvaluator:
                 self.cache[state] = (logit, value)
             answers = [(logits[row], values[row]) if row >= 0 else a for a, row in zip(answers, rows)]
         self.hits += len(states) - len(fresh)
-        return np.stack([answer[0] for answer in answers]), np.stack([answer[1] for answer in answers])
+        return np.array([answer[0] for answer in answers]), np.array([answer[1] for answer in answers])
