@@ -2,7 +2,9 @@
 
 `python -m pipeline bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
 to a few minutes (Kingdomino's 96-ply games take most of it). Games with a greedy player (Kingdomino)
-are measured again searching with greedy playouts at the leaves, with their playouts a second.
+are measured again searching with greedy playouts at the leaves, with their playouts a second. One
+process's search is measured again with a network that answers for free (`*_ceiling_*`): what no
+accelerator or inference server can take a core's search past.
 `--backend ray` plays the self-play figures on a local Ray; `--load` measures everything again beside
 one busy process (the `*_under_load` figures); `--device cuda` (or auto on a machine with a GPU) puts
 the network and training there, with `--batch` games searched side by side per process. Threads

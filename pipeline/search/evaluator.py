@@ -61,7 +61,7 @@ class CachingEvaluator:
 
     def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
         # Each state is hashed as few times as can be: a position's hash (a tuple's, not cached by Python)
-        # was a tenth of Kingdomino's search time with the network's cost taken away.
+        # was more than a tenth of Kingdomino's search time with the network's cost taken away.
         answers = [self.cache.get(state) for state in states]
         fresh: dict[Any, int] = {}  # each state not in the cache: its row in the evaluator's answer
         rows = [fresh.setdefault(s, len(fresh)) if answer is None else -1 for s, answer in zip(states, answers)]
