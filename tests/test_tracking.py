@@ -136,16 +136,21 @@ def test_a_store_where_nothing_answers_stops_a_stage_in_one_line_before_any_work
     assert not (tmp_path / "data/selfplay").exists(), "no game was played"
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated"])
-def test_a_damaged_sqlite_store_is_one_line_naming_it(tmp_path, damage):
+def runs_database(path: Path) -> Path:
+    """A SQLite file of a few hundred kilobytes: one table of 2,000 rows."""
     import sqlite3
 
-    from pipeline.stores import StoreError, check_store
-
-    store = tmp_path / "mlflow.db"
-    with sqlite3.connect(store) as database:
+    with sqlite3.connect(path) as database:
         database.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT)")
         database.executemany("INSERT INTO runs (name) VALUES (?)", [("run " * 50,)] * 2000)
+    return path
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_sqlite_store_is_one_line_naming_it(tmp_path, damage):
+    from pipeline.stores import StoreError, check_store
+
+    store = runs_database(tmp_path / "mlflow.db")
     check_store(f"sqlite:///{store}")  # whole: fine
     data = store.read_bytes()
     store.write_bytes(b"not a database " * 100 if damage == "garbage" else data[: len(data) // 2])
@@ -169,10 +174,7 @@ def test_a_sqlite_store_left_by_a_process_killed_mid_write_is_usable(tmp_path):
 
     from pipeline.stores import check_store
 
-    store = tmp_path / "mlflow.db"
-    with sqlite3.connect(store) as database:
-        database.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT)")
-        database.executemany("INSERT INTO runs (name) VALUES (?)", [("run " * 50,)] * 2000)
+    store = runs_database(tmp_path / "mlflow.db")
     killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, str(store)], timeout=60)
     assert killed.returncode == -signal.SIGKILL
     assert (tmp_path / "mlflow.db-journal").exists(), "the kill left a hot journal"

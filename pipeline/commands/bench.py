@@ -36,7 +36,7 @@ from pipeline.matches.arena import play_games
 from pipeline.nets.evaluator import DEVICES, PRECISIONS, frozen_for_inference, inference_device, use_device
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.search import CachingEvaluator
+from pipeline.search import CachingEvaluator, UniformEvaluator
 from pipeline.search.playouts import greedy_outcomes
 from pipeline.threads import follow_free_cores, use_threads
 
@@ -144,19 +144,13 @@ def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int
     return speed | {name: value for name, value in result.served.items() if name.startswith("server_")}
 
 
-class FreeNetwork:
-    """The network's answer at no cost: uniform priors and zero values. The leaves are still encoded,
-    as a served worker encodes them before it sends them off."""
-
-    def __init__(self, game):
-        self.game = game
+class FreeNetwork(UniformEvaluator):
+    """The network's answer at no cost (uniform priors, zero values), its leaves still encoded, as a
+    served worker encodes them before it sends them off."""
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         self.game.encode_batch(states)
-        return (
-            np.zeros((len(states), self.game.num_actions), np.float32),
-            np.zeros((len(states), self.game.num_players), np.float32),
-        )
+        return super().evaluate(states)
 
 
 def search_ceiling_sims_per_s(game_name: str, model, games: int, batch: int) -> float:
