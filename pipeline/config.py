@@ -91,6 +91,11 @@ class SearchSettings(Section):
     gumbel_c_scale: Float = Field(0.1, gt=0, description="gumbel: scale of the completed Q in the improved policy")
     forced_playouts: Float = Field(0.0, ge=0, description="KataGo's k: forced playouts and target pruning; 0 = off")
     precision: Literal["float32", "bfloat16", "int8"] = Field("float32", description="the network arithmetic of search")
+    runtime: Literal["auto", "torch", "onnxruntime"] = Field(
+        "auto",
+        description="what runs the network: auto takes ONNX Runtime for float32 on the CPU, torch elsewhere",
+        repr=False,  # out of match caches' keys: the runtimes' answers agree to 1e-6, the games up to rounding
+    )
     greedy_playout_weight: Float = Field(
         0.0, ge=0, le=1, description="leaf value (1 - w) network + w a player-greedy playout's outcome; 0 = off"
     )

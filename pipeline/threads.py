@@ -1,4 +1,4 @@
-"""Torch threads that follow the cores other processes leave free.
+"""Inference and training threads (torch's, ONNX Runtime's) that follow the cores other processes leave free.
 
 Why: torch's intra-op threads spin at every barrier, and on small boards every op is tiny, so when
 another process takes one of the cores, a thread that loses its core stalls the others at each op.
@@ -29,6 +29,7 @@ class CoreFollower:
         import torch
 
         self.most = most
+        self.threads = most
         self._process = psutil.Process()
         self._last = self._sample()
         torch.set_num_threads(most)
@@ -46,15 +47,17 @@ class CoreFollower:
         elapsed = max(now[0] - then, 1e-6)
         return max(0.0, ((now[1] - busy_then) - (now[2] - own_then)) / elapsed)
 
-    def check(self) -> None:
+    def check(self) -> int:
+        """The threads to run with now (torch's are set to them)."""
         if time.monotonic() - self._last[0] < CHECK_EVERY_S:
-            return
+            return self.threads
         free = self.most - int(self.others_busy() + (1 - TAKEN_FROM))
-        threads = max(1, min(self.most, free))
+        self.threads = max(1, min(self.most, free))
         import torch
 
-        if threads != torch.get_num_threads():
-            torch.set_num_threads(threads)
+        if self.threads != torch.get_num_threads():
+            torch.set_num_threads(self.threads)
+        return self.threads
 
 
 _wanted = 0  # what the command asked for: 0 follows the free cores
@@ -72,11 +75,12 @@ def use_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
-def follow_free_cores() -> None:
-    """Called from the hot loops; re-checks the other processes' load about once a second."""
+def follow_free_cores() -> int:
+    """Called from the hot loops; re-checks the other processes' load about once a second and returns
+    the threads to run with now, for runtimes that take a thread count per call (ONNX Runtime)."""
     global _follower
     if _wanted:
-        return
+        return _wanted
     if _follower is None:
         _follower = CoreFollower(os.cpu_count() or 1)
-    _follower.check()
+    return _follower.check()

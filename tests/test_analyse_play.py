@@ -151,6 +151,8 @@ def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
     params = parse_params({"game": "tictactoe", "tracking": store, "generations": [{"gen": 1, "prev": 0}]})
     with stage_run(params, "gate", 1) as stage:
         stage.promote_champion(tiny_checkpoint(tmp_path / "gen_1.ckpt", "tictactoe"))
+        logged = {item.path for item in stage.client.list_artifacts(stage.run_id, "champion")}
+    assert logged == {"champion/gen_1.ckpt", "champion/gen_1.onnx"}  # the export beside the checkpoint
     status, out, err = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
     assert status == 0 and json.loads(out)["moves"] == ["5"]
     assert "champion: alphazero-champion version 1 (generation 1, run " in err  # which one it loaded

@@ -36,7 +36,7 @@ def test_a_device_param_outside_auto_cpu_cuda_is_one_line():
 def test_without_a_gpu_auto_is_the_cpu_and_cuda_is_refused(network):
     game, model, states = network
     use_device("auto")
-    assert NetworkEvaluator(game, model).device.type == "cpu"
+    assert NetworkEvaluator(game, model, runtime="torch").network.device.type == "cpu"
     use_device("cuda")
     with pytest.raises(ConfigError, match="^device: cuda, but torch sees no GPU"):
         NetworkEvaluator(game, model)
@@ -50,7 +50,7 @@ def test_on_a_gpu_inference_matches_the_cpu_and_leaves_the_model_where_it_was(ne
     use_device("cuda")
     evaluator = NetworkEvaluator(game, model)
     logits, values = evaluator.evaluate(states)
-    assert evaluator.device.type == "cuda" and next(model.parameters()).device.type == "cpu"
+    assert evaluator.network.device.type == "cuda" and next(model.parameters()).device.type == "cpu"
     np.testing.assert_allclose(logits, cpu_logits, atol=1e-4)
     np.testing.assert_allclose(values, cpu_values, atol=1e-4)
 

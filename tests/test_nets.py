@@ -307,7 +307,7 @@ def test_bfloat16_inference_stays_close_to_float32_and_leaves_the_model_as_it_wa
     params = parse_params({"game": "connect4", "search": {"precision": "bfloat16"}, "generations": one_generation})
     spec = AgentSpec.alphazero("az", model, PlayConfig(simulations=8), search_config(params))
     evaluator = spec._network(game)
-    assert evaluator.dtype == torch.bfloat16
+    assert evaluator.network.dtype == torch.bfloat16  # bf16 runs in torch: `runtime` auto
     logits, values = evaluator.evaluate(states)
     with torch.no_grad():
         expected_logits, expected_values = model(torch.from_numpy(game.encode_batch(states)))
@@ -331,7 +331,7 @@ def test_int8_inference_agrees_with_float32_is_built_once_and_leaves_the_model_a
     model = load_checkpoint(champions.checkpoint_path("connect4"))
     states = calibration_positions(game, 512, seed=1)  # other games than the calibration's
     evaluator = NetworkEvaluator(game, model, "int8")
-    assert "quantized" in str(evaluator.model.graph)
+    assert "quantized" in str(evaluator.network.model.graph)
     logits, values = evaluator.evaluate(states)
     with torch.no_grad():
         expected_logits, expected_values = model(torch.from_numpy(game.encode_batch(states)))
@@ -339,7 +339,7 @@ def test_int8_inference_agrees_with_float32_is_built_once_and_leaves_the_model_a
     assert (logits.argmax(1) == expected_logits.numpy().argmax(1)).mean() > 0.9
     assert np.abs(values - expected_values.numpy()).mean() < 0.05
     assert not np.array_equal(values, expected_values.numpy())  # int8 arithmetic really ran
-    assert NetworkEvaluator(game, model, "int8").model is evaluator.model
+    assert NetworkEvaluator(game, model, "int8").network.model is evaluator.network.model
     assert all(p.dtype == torch.float32 for p in model.parameters())
 
 

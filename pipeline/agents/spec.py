@@ -118,15 +118,17 @@ class AgentSpec:
             shape, weights = self.network
             model = SENet(NetworkShape(**shape))
             model.load_state_dict(weights)
-            self._frozen = NetworkEvaluator(game, model.eval(), self.search.precision)
+            self._frozen = NetworkEvaluator(game, model.eval(), self.search.precision, self.search.runtime)
         return self._frozen
 
     def served(self) -> ServedNetwork | None:
         """What an inference server needs to play this player's network; None for players without one."""
-        return ServedNetwork(self.name, self.network, self.search.precision) if self.network else None
+        if self.network is None:
+            return None
+        return ServedNetwork(self.name, self.network, self.search.precision, self.search.runtime)
 
     def __getstate__(self) -> dict:
-        return {**self.__dict__, "_frozen": None}  # a frozen TorchScript module does not pickle
+        return {**self.__dict__, "_frozen": None}  # neither a TorchScript module nor an ONNX session pickles
 
 
 def _weights(model: SENet) -> tuple[dict, dict]:

@@ -20,6 +20,7 @@ COMMANDS = {  # name: one line for `python -m pipeline --help`
     "sweep": "an Optuna study of the search params, and its report",
     "champions": "the shipped champions, one line each",
     "compare": "the pipeline runs of an MLflow experiment side by side: params that differ, curves",
+    "export": "a checkpoint's network as an ONNX file, for onnxruntime or any ONNX runtime",
 }
 
 

@@ -88,7 +88,8 @@ def main(argv):
     game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
     config = search_config(network_params(args.params, args.checkpoint, game.name))
-    failed = answer_lines(game, NetworkEvaluator(game, model), batch, args.simulations, args.json, config)
+    evaluator = NetworkEvaluator(game, model, runtime=config.runtime)
+    failed = answer_lines(game, evaluator, batch, args.simulations, args.json, config)
     if failed:
         sys.exit(1)
 

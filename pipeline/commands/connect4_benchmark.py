@@ -2,7 +2,7 @@
 is worse (win / draw / loss) than the best one.
 
 `python -m pipeline connect4_benchmark CHECKPOINT [--simulations 0 100] [--root puct|gumbel] [--files F ...]
-[--positions N] [--c-puct C] [--precision float32|bfloat16|int8] [--json]`
+[--positions N] [--c-puct C] [--precision float32|bfloat16|int8] [--runtime auto|torch|onnxruntime] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
@@ -18,12 +18,12 @@ import math
 
 from pipeline import champions
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
-from pipeline.config import MAX_GAMES, MAX_SIMULATIONS
+from pipeline.config import MAX_GAMES, MAX_SIMULATIONS, ConfigError
 from pipeline.evaluation.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.games import make_game
 from pipeline.jobs.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.nets.evaluator import PRECISIONS, NetworkEvaluator
+from pipeline.nets.evaluator import PRECISIONS, RUNTIMES, NetworkEvaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
 
@@ -43,6 +43,7 @@ def main(argv):
         help=f"PUCT's exploration constant (default {SearchConfig().c_puct}; a run's curve uses the run's own)",
     )
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
+    parser.add_argument("--runtime", choices=list(RUNTIMES), default="auto", help="what runs the network")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not (math.isfinite(args.c_puct) and args.c_puct > 0):
@@ -56,8 +57,11 @@ def main(argv):
     if not files:
         parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
     network = load_checkpoint(champions.resolve(args.checkpoint), game.name)
-    evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision))
-    config = SearchConfig(c_puct=args.c_puct, root=args.root, precision=args.precision)
+    try:
+        evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision, args.runtime))
+    except ConfigError as err:
+        parser.error(str(err).replace("search.runtime", "--runtime"))
+    config = SearchConfig(c_puct=args.c_puct, root=args.root, precision=args.precision, runtime=args.runtime)
     try:
         rows = mistake_rates(game, evaluator, files, args.positions, args.simulations, config)
     except ValueError as err:

@@ -94,7 +94,8 @@ def make_agents(
 ) -> list[Agent]:
     """The players at the table; az seats are the champion (`recipes.champion_play`) searching with
     `config`, the network's own search settings (`networks.network_params`)."""
-    evaluator = NetworkEvaluator(game, model) if model is not None else None
+    runtime = (config or SearchConfig()).runtime
+    evaluator = NetworkEvaluator(game, model, runtime=runtime) if model is not None else None
     agents = []
     for seat, player in enumerate(seats):
         name = f"seat {seat} ({player.kind})"

@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import subprocess
+import tempfile
 import threading
 import time
 from concurrent.futures import Future
@@ -391,10 +392,17 @@ class StageRun:
         return MLFlowLogger(tracking_uri=tracking_uri(self.params), run_id=self.run_id)
 
     def promote_champion(self, checkpoint: Path) -> str:
-        """Log the checkpoint, register it as a new model version and move its alias (`champion_alias`)."""
+        """Log the checkpoint and its ONNX export, register the checkpoint as a new model version and move
+        its alias (`champion_alias`)."""
         from mlflow.exceptions import MlflowException
 
+        from pipeline.nets.onnx_runtime import export_checkpoint
+
         self.log_artifact(checkpoint, "champion")
+        with tempfile.TemporaryDirectory() as folder:
+            onnx_file = Path(folder) / Path(checkpoint).with_suffix(".onnx").name
+            export_checkpoint(checkpoint, onnx_file)
+            self.log_artifact(onnx_file, "champion")
         name = self.params.tracking.model_name
         try:
             self.client.create_registered_model(name)

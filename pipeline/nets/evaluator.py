@@ -1,29 +1,36 @@
 """The network behind search's `Evaluator` seam: encode a batch, one forward pass, numpy out, on the
 CPU or a GPU (`device` in params.yaml: auto takes a GPU when torch sees one).
 
-For inference the model is traced and frozen with TorchScript: measured on 2 cores, 15-20% more
-positions/s for the small batches self-play feeds it (see docs/results/speed-bench.md), same outputs. With
-`precision` bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16
+On the CPU in float32 the network runs in ONNX Runtime (`runtime` auto, `onnx_runtime.py`): 2.7-3.3x
+TorchScript's positions/s at batch 1, where timed moves call it, and 1.0-1.3x at self-play's batch 64.
+Elsewhere it is traced and frozen with TorchScript: 15-20% more positions/s than eager torch for the
+small batches self-play feeds it (docs/results/speed-bench.md), same outputs. With `precision`
+bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16
 (docs/results/precision.md, "bf16 inference"), outputs within a few hundredths of float32's; elsewhere
-torch emulates bf16, slowly.
-With `int8` it runs quantized on an x86 CPU (`int8.py`): 1.3-1.6x bf16's self-play simulations/s here.
+torch emulates bf16, slowly. With `int8` it runs quantized on an x86 CPU (`int8.py`): 1.3-1.6x bf16's
+self-play simulations/s here.
 """
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import numpy as np
 import torch
 
 from pipeline.config import ConfigError
 from pipeline.nets.int8 import quantized_for_inference
+from pipeline.nets.onnx_runtime import onnx_network
 from pipeline.nets.senet import SENet
 from pipeline.threads import follow_free_cores
 
 DEVICES = ("auto", "cpu", "cuda")
+RUNTIMES = ("auto", "torch", "onnxruntime")
 PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16, "int8": torch.float32}  # name: input dtype
 _device = ["auto"]  # this process's choice, set from params where a stage or worker starts
+
+Network = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # planes in, (logits, values) out
 
 
 def use_device(name: str) -> None:
@@ -44,6 +51,17 @@ def inference_device(precision: str = "float32") -> torch.device:
     return torch.device("cuda" if _device[0] != "cpu" and torch.cuda.is_available() else "cpu")
 
 
+def inference_runtime(precision: str = "float32", runtime: str = "auto") -> str:
+    """torch or onnxruntime: auto takes ONNX Runtime for float32 on the CPU, torch elsewhere (a GPU,
+    bfloat16, int8), where ONNX Runtime's CPU provider has no faster kernels or none at all."""
+    if runtime not in RUNTIMES:
+        raise ConfigError(f"search.runtime: expected one of {', '.join(RUNTIMES)}, got {runtime!r}")
+    on_cpu_float32 = inference_device(precision).type == "cpu" and precision == "float32"
+    if runtime == "onnxruntime" and not on_cpu_float32:
+        raise ConfigError("search.runtime: onnxruntime runs float32 on the CPU; use torch or auto here")
+    return "onnxruntime" if runtime == "onnxruntime" or (runtime == "auto" and on_cpu_float32) else "torch"
+
+
 def frozen_for_inference(model: SENet, game, device: torch.device | None = None, precision: str = "float32"):
     device, dtype = device or torch.device("cpu"), PRECISIONS[precision]
     if precision == "int8":
@@ -55,16 +73,31 @@ def frozen_for_inference(model: SENet, game, device: torch.device | None = None,
         return torch.jit.freeze(torch.jit.trace(model.eval(), example, check_trace=False))
 
 
-class NetworkEvaluator:
-    def __init__(self, game, model: SENet, precision: str = "float32"):
-        self.game = game
-        self.device = inference_device(precision)
-        self.dtype = PRECISIONS[precision]
+class TorchNetwork:
+    """The network traced and frozen with TorchScript on its device: planes in, numpy out."""
+
+    def __init__(self, model: SENet, game, precision: str = "float32"):
+        self.device, self.dtype = inference_device(precision), PRECISIONS[precision]
         self.model = frozen_for_inference(model, game, self.device, precision)
 
-    def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         follow_free_cores()
-        planes = torch.from_numpy(self.game.encode_batch(states)).to(self.device, self.dtype)
         with torch.inference_mode():
-            logits, values = self.model(planes)
+            logits, values = self.model(torch.from_numpy(planes).to(self.device, self.dtype))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
+
+
+def inference_network(model: SENet, game, precision: str = "float32", runtime: str = "auto") -> Network:
+    """`model` ready for search in the runtime `runtime` resolves to (`inference_runtime`)."""
+    if inference_runtime(precision, runtime) == "onnxruntime":
+        return onnx_network(model, game)
+    return TorchNetwork(model, game, precision)
+
+
+class NetworkEvaluator:
+    def __init__(self, game, model: SENet, precision: str = "float32", runtime: str = "auto"):
+        self.game = game
+        self.network = inference_network(model, game, precision, runtime)
+
+    def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+        return self.network(self.game.encode_batch(states))

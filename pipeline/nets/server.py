@@ -30,7 +30,6 @@ import numpy as np
 
 from pipeline.nets import InferenceServerError
 from pipeline.owners import exit_with_parent
-from pipeline.threads import follow_free_cores
 
 START_TIMEOUT_S = 120.0  # building the networks (TorchScript freezing, CUDA start-up) before the first answer
 WAIT_S = 0.05  # the server's longest sleep between looks at its sockets
@@ -44,6 +43,7 @@ class ServedNetwork:
     key: str
     weights: tuple[dict, dict]
     precision: str = "float32"
+    runtime: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -100,29 +100,22 @@ class _Block:
 
 
 class _Network:
-    """One served network, frozen on the server's device, with its input and answer sizes."""
+    """One served network, ready on the server's device, with its input and answer sizes."""
 
     def __init__(self, game, served: ServedNetwork):
-        import torch
-
-        from pipeline.nets.evaluator import PRECISIONS, frozen_for_inference, inference_device
+        from pipeline.nets.evaluator import inference_network
         from pipeline.nets.senet import NetworkShape, SENet
 
         shape, weights = served.weights
         model = SENet(NetworkShape(**shape))
         model.load_state_dict(weights)
-        self.device, self.dtype = inference_device(served.precision), PRECISIONS[served.precision]
-        self.model = frozen_for_inference(model.eval(), game, self.device, served.precision)
+        # on the CPU, its threads follow the cores the workers leave (pipeline/threads.py)
+        self.network = inference_network(model.eval(), game, served.precision, served.runtime)
         self.shape = tuple(game.observation_shape)
-        self.torch = torch
 
     def __call__(self, planes: np.ndarray) -> np.ndarray:
-        follow_free_cores()  # on the CPU, the server's threads share the cores with the workers
-        torch = self.torch
-        batch = torch.from_numpy(planes.reshape(len(planes), *self.shape)).to(self.device, self.dtype)
-        with torch.inference_mode():
-            logits, values = self.model(batch)
-        return torch.cat([logits.float(), values.float()], dim=1).cpu().numpy()
+        logits, values = self.network(planes.reshape(len(planes), *self.shape))
+        return np.concatenate([logits, values], axis=1)
 
 
 class _Server:

@@ -1,0 +1,35 @@
+"""The network of a checkpoint as an ONNX file, for any ONNX runtime:
+`python -m pipeline export CHECKPOINT FILE.onnx` (a shipped champion's name works as CHECKPOINT).
+
+The file's input is `planes` (batch x the game's observation shape, float32, as the game's
+`encode_batch` writes it), its outputs `policy_logits` (batch x actions) and `values` (batch x players,
+each in [-1, 1], seat order as the game's); its metadata names the game. The README shows how to load it
+with onnxruntime alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline import champions
+from pipeline.commands.cli import command_parser
+from pipeline.jobs.entry import entry_point
+from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
+
+
+@entry_point
+def main(argv):
+    parser = command_parser("export", __doc__)
+    parser.add_argument("checkpoint", help="a checkpoint file or a shipped champion's name")
+    parser.add_argument("target", type=Path, help="the ONNX file to write")
+    args = parser.parse_args(argv)
+    if args.target.is_dir():
+        parser.error(f"{args.target}: is a folder; expected the ONNX file to write")
+    model, game = export_checkpoint(champions.resolve(args.checkpoint), args.target)
+    shape = " x ".join(map(str, game.observation_shape))
+    print(f"{args.target}: {game.name}, {model.shape.blocks}x{model.shape.channels} SENet; "
+          f"input {INPUT} (batch x {shape}), outputs {', '.join(OUTPUTS)}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

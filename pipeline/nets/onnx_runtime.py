@@ -1,0 +1,176 @@
+"""The network in ONNX Runtime, the CPU's fastest way to run it (`search.runtime`, auto on the CPU).
+
+Why: search calls the network a few positions at a time, where TorchScript's per-op overhead dominates.
+Measured on 2 cores, one thread (docs/results/onnx-runtime.md): ONNX Runtime's CPU provider answers
+2.7-3.3x the positions/s of frozen TorchScript at batch 1 and 1.0-1.3x at batch 64, outputs equal
+within 1e-6.
+
+A network is exported once per weights and kept in a cache folder (`ALPHAZERO_ONNX_CACHE`, else
+`$XDG_CACHE_HOME/alphazero-pipeline/onnx`), its file named by a key of the weights and the exporter and
+ending in the file's own digest, so a damaged file is noticed and exported again, never played.
+Exported with torch's TorchScript-based exporter: 0.05-0.1 s a network where the torch.export one
+takes 1.5-2.5 s (every worker exports each generation's network) and needs onnxscript besides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from pipeline.atomic import write_bytes
+from pipeline.nets.checkpoint import weights_digest
+from pipeline.nets.senet import SENet
+from pipeline.threads import follow_free_cores
+
+INPUT = "planes"
+OUTPUTS = ("policy_logits", "values")
+OPSET = 17
+CACHE_ENV = "ALPHAZERO_ONNX_CACHE"
+KEPT_FILES = 64  # exports kept in the cache folder, the most recently used; about 1 MB each
+KEPT_SESSIONS = 8  # networks kept loaded per process, so evaluators of the same weights share one
+
+
+def onnx_bytes(model: SENet, game) -> bytes:
+    """`model` as an ONNX graph: input `planes` (batch x the game's observation shape, float32), outputs
+    `policy_logits` (batch x actions) and `values` (batch x players), the batch size free."""
+    example = torch.zeros(2, *game.observation_shape)
+    buffer = io.BytesIO()
+    batch_free = {name: {0: "batch"} for name in (INPUT, *OUTPUTS)}
+    with warnings.catch_warnings(), torch.inference_mode():
+        warnings.simplefilter("ignore")  # the TorchScript-based exporter's notice that a newer one exists
+        torch.onnx.export(
+            model.eval(),
+            (example,),
+            buffer,
+            dynamo=False,
+            input_names=[INPUT],
+            output_names=list(OUTPUTS),
+            dynamic_axes=batch_free,
+            opset_version=OPSET,
+        )
+    return _with_metadata(buffer.getvalue(), game)
+
+
+def _with_metadata(data: bytes, game) -> bytes:
+    """The game the graph plays, so an exported file says what it is to whoever loads it."""
+    import onnx
+
+    graph = onnx.load_from_string(data)
+    graph.doc_string = "AlphaZero SENet: planes in; policy logits over actions and one value per player out"
+    facts = {"game": game.name, "players": game.num_players, "actions": game.num_actions}
+    for key, value in facts.items():
+        graph.metadata_props.add(key=key, value=str(value))
+    return graph.SerializeToString()
+
+
+def export_checkpoint(checkpoint: Path, target: Path) -> tuple[SENet, object]:
+    """Write `checkpoint`'s network as ONNX to `target` (atomically); return the network and its game."""
+    from pipeline.games import make_game
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+
+    model = load_checkpoint(checkpoint)
+    game = make_game(checkpoint_game(checkpoint))
+    write_bytes(target, onnx_bytes(model.eval(), game))
+    return model, game
+
+
+def cache_folder() -> Path:
+    if folder := os.environ.get(CACHE_ENV):
+        return Path(folder)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "alphazero-pipeline" / "onnx"
+
+
+def export_key(model: SENet, game) -> str:
+    """What the exported graph depends on: the weights, the network's shape, the game's planes, the
+    exporter and its opset."""
+    parts = (weights_digest(model.state_dict()), repr(model.shape), repr(game.observation_shape), torch.__version__)
+    return hashlib.sha256(f"{parts}|{OPSET}".encode()).hexdigest()[:32]
+
+
+def cached_onnx(model: SENet, game) -> bytes:
+    """The network's ONNX graph from the cache, exported and stored where it is missing or damaged."""
+    folder, key = cache_folder(), export_key(model, game)
+    for path in folder.glob(f"{key}-*.onnx"):
+        data = _read(path)
+        if data is not None and hashlib.sha256(data).hexdigest()[:16] == path.stem.rsplit("-", 1)[1]:
+            _touch(path)
+            return data
+        path.unlink(missing_ok=True)  # damaged: exported again below
+    data = onnx_bytes(model, game)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        write_bytes(folder / f"{key}-{hashlib.sha256(data).hexdigest()[:16]}.onnx", data)
+        _prune(folder)
+    except OSError:
+        pass  # a read-only or full cache costs an export a process, nothing more
+    return data
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _touch(path: Path) -> None:
+    try:
+        path.touch()
+    except OSError:
+        pass
+
+
+def _prune(folder: Path) -> None:
+    """Keep the `KEPT_FILES` most recently used exports."""
+    files = sorted(folder.glob("*.onnx"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for stale in files[KEPT_FILES:]:
+        stale.unlink(missing_ok=True)
+
+
+class OnnxNetwork:
+    """An exported network in ONNX Runtime's CPU provider: planes in, (logits, values) out, as numpy.
+
+    Its threads follow the free cores as torch's do (pipeline/threads.py): a session's thread count is
+    fixed when it is built, so one session is kept per count the follower asks for."""
+
+    def __init__(self, model: SENet, game):
+        self.graph = cached_onnx(model, game)
+        self._sessions: dict[int, object] = {}
+
+    def _session(self, threads: int):
+        if threads not in self._sessions:
+            import onnxruntime
+
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.log_severity_level = 3  # errors only: its notices about unused initializers are noise
+            self._sessions[threads] = onnxruntime.InferenceSession(
+                self.graph, options, providers=["CPUExecutionProvider"]
+            )
+        return self._sessions[threads]
+
+    def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        session = self._session(follow_free_cores())
+        logits, values = session.run(list(OUTPUTS), {INPUT: np.ascontiguousarray(planes, dtype=np.float32)})
+        return logits, values
+
+
+_loaded: dict[str, OnnxNetwork] = {}
+
+
+def onnx_network(model: SENet, game) -> OnnxNetwork:
+    """The network's ONNX Runtime sessions, once per process for the same weights and game."""
+    key = export_key(model, game)
+    if key not in _loaded:
+        if len(_loaded) >= KEPT_SESSIONS:
+            _loaded.pop(next(iter(_loaded)))
+        _loaded[key] = OnnxNetwork(model, game)
+    return _loaded[key]

@@ -1,0 +1,175 @@
+"""ONNX Runtime for search on the CPU (`search.runtime`): torch's answers for every game, exports cached
+by the weights and rebuilt where damaged, the runtime picked by the settings, and `export` for users."""
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+
+from pipeline.config import ConfigError, parse_params
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets.evaluator import NetworkEvaluator, TorchNetwork
+from pipeline.nets.int8 import calibration_positions
+from pipeline.nets.onnx_runtime import OnnxNetwork, cached_onnx, export_key, onnx_bytes
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.threads import use_threads
+
+GAMES = [
+    "tictactoe",
+    "tictacmo",
+    "connect4",
+    "connect3x3",
+    "pig",
+    "kingdomino(players=4,fit=1)",
+    "kingdomino(players=2)",
+]
+
+
+def network(game, seed=0, blocks=2, channels=16):
+    torch.manual_seed(seed)
+    return SENet(NetworkShape.for_game(game, blocks, channels, 4)).eval()
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALPHAZERO_ONNX_CACHE", str(tmp_path / "onnx"))
+    return tmp_path / "onnx"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_onnx_runtime_answers_as_torch_does_for_every_game(name, cache):
+    game = make_game(name)
+    model = network(game)
+    states = calibration_positions(game, 40, seed=3)
+    onnx = NetworkEvaluator(game, model, runtime="onnxruntime")
+    torch_ = NetworkEvaluator(game, model, runtime="torch")
+    assert isinstance(onnx.network, OnnxNetwork) and isinstance(torch_.network, TorchNetwork)
+    for batch in (states[:1], states):  # one position, as a timed move asks, and a batch, as self-play does
+        (logits, values), (expected_logits, expected_values) = onnx.evaluate(batch), torch_.evaluate(batch)
+        assert logits.dtype == np.float32 and logits.shape == expected_logits.shape
+        np.testing.assert_allclose(logits, expected_logits, atol=1e-4)
+        np.testing.assert_allclose(values, expected_values, atol=1e-4)
+
+
+def test_auto_takes_onnx_runtime_for_float32_on_the_cpu_and_torch_for_bfloat16():
+    game = make_game("tictactoe")
+    model = network(game, blocks=1, channels=8)
+    assert isinstance(NetworkEvaluator(game, model).network, OnnxNetwork)
+    assert isinstance(NetworkEvaluator(game, model, "bfloat16").network, TorchNetwork)
+    with pytest.raises(ConfigError, match="^search.runtime: onnxruntime runs float32 on the CPU; use torch or auto"):
+        NetworkEvaluator(game, model, "bfloat16", "onnxruntime")
+
+
+def test_a_runtime_outside_the_three_is_one_line_naming_the_field():
+    params = {"game": "tictactoe", "search": {"runtime": "tensorrt"}, "generations": [{"gen": 1, "prev": 0}]}
+    with pytest.raises(ConfigError, match="search.runtime") as refused:
+        parse_params(params)
+    assert len(str(refused.value).splitlines()) == 1
+
+
+def test_the_export_cache_is_keyed_by_the_weights(cache):
+    game = make_game("tictactoe")
+    first, other = network(game, seed=0, blocks=1, channels=8), network(game, seed=1, blocks=1, channels=8)
+    assert cached_onnx(first, game) == cached_onnx(network(game, seed=0, blocks=1, channels=8), game)
+    assert len(list(cache.glob("*.onnx"))) == 1  # the same weights: one export
+    assert cached_onnx(other, game) != cached_onnx(first, game)
+    with torch.no_grad():
+        first.stem.weight[0, 0, 0, 0] += 1.0  # one weight changed
+    cached_onnx(first, game)
+    assert len(list(cache.glob("*.onnx"))) == 3
+    assert len({export_key(first, game), export_key(other, game)}) == 2
+
+
+@pytest.mark.parametrize("damage", ["flipped", "truncated", "missing"])
+def test_a_damaged_or_missing_export_is_exported_again_never_played(damage, cache):
+    game = make_game("tictactoe")
+    model = network(game, blocks=1, channels=8)
+    exported = cached_onnx(model, game)
+    [path] = cache.glob("*.onnx")
+    data = bytearray(path.read_bytes())
+    if damage == "flipped":
+        data[len(data) // 2 : len(data) // 2 + 8] = bytes(8)  # inside the weights: it would still load
+        path.write_bytes(bytes(data))
+    elif damage == "truncated":
+        path.write_bytes(bytes(data[:100]))
+    else:
+        path.unlink()
+    assert cached_onnx(model, game) == exported
+    assert [p.read_bytes() for p in cache.glob("*.onnx")] == [exported]
+    states = calibration_positions(game, 8)
+    logits, values = OnnxNetwork(model, game)(game.encode_batch(states))
+    with torch.no_grad():
+        expected = model(torch.from_numpy(game.encode_batch(states)).float())
+    np.testing.assert_allclose(logits, expected[0].numpy(), atol=1e-4)
+
+
+def test_an_unwritable_cache_costs_an_export_not_the_answers(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("ALPHAZERO_ONNX_CACHE", str(blocker / "onnx"))  # under a file: cannot be made
+    game = make_game("tictactoe")
+    model = network(game, blocks=1, channels=8)
+    assert cached_onnx(model, game) == onnx_bytes(model, game)
+
+
+def test_sessions_follow_the_threads_asked_for(cache):
+    game = make_game("tictactoe")
+    onnx = OnnxNetwork(network(game, blocks=1, channels=8), game)
+    planes = game.encode_batch(calibration_positions(game, 4))
+    try:
+        use_threads(1)
+        onnx(planes)
+        use_threads(2)
+        onnx(planes)
+    finally:
+        use_threads(0)
+    assert sorted(onnx._sessions) == [1, 2]
+    assert onnx._session(2).get_session_options().intra_op_num_threads == 2
+
+
+def test_export_writes_a_file_that_onnxruntime_alone_loads_with_the_checkpoints_answers(tmp_path, capsys):
+    from pipeline.commands import export
+
+    game = make_game("connect4")
+    model = network(game)
+    save_checkpoint(tmp_path / "c4.ckpt", model, game.name)
+    export.main([str(tmp_path / "c4.ckpt"), str(tmp_path / "c4.onnx")])
+    assert "c4.onnx: connect4, 2x16 SENet; input planes (batch x " in capsys.readouterr().out
+    states = calibration_positions(game, 16)
+    np.save(tmp_path / "planes.npy", game.encode_batch(states).astype(np.float32))
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        import onnxruntime as ort
+        session = ort.InferenceSession(sys.argv[1])
+        logits, values = session.run(["policy_logits", "values"], {"planes": np.load(sys.argv[2])})
+        np.save(sys.argv[3], np.concatenate([logits, values], axis=1))
+        assert session.get_modelmeta().custom_metadata_map["game"] == "connect4"
+        assert "torch" not in sys.modules and "pipeline" not in sys.modules
+        """
+    )
+    subprocess.run(
+        [sys.executable, "-c", script, tmp_path / "c4.onnx", tmp_path / "planes.npy", tmp_path / "out.npy"],
+        check=True,
+        cwd=tmp_path,
+    )
+    with torch.no_grad():
+        logits, values = model(torch.from_numpy(np.load(tmp_path / "planes.npy")))
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), torch.cat([logits, values], 1).numpy(), atol=1e-4)
+
+
+def test_export_of_a_missing_checkpoint_or_into_a_folder_is_one_line(tmp_path, capsys):
+    from pipeline.commands import export
+
+    with pytest.raises(SystemExit) as exit:
+        export.main([str(tmp_path / "none.ckpt"), str(tmp_path / "x.onnx")])
+    assert exit.value.code == 1
+    assert capsys.readouterr().err.startswith("error: ") and not (tmp_path / "x.onnx").exists()
+    with pytest.raises(SystemExit) as exit:
+        export.main(["connect4", str(tmp_path)])
+    assert exit.value.code == 2 and "is a folder; expected the ONNX file to write" in capsys.readouterr().err
