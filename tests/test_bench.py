@@ -10,28 +10,37 @@ from pipeline.commands import bench
 
 def test_each_figure_is_one_row():
     # batch 1: one game searched alone, as `analyse` searches one position
-    figures = bench.run(network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=1, workers=1)
+    figures = bench.run(network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=1, workers=1, move_seconds=0.01)
     assert sorted(figures) == [
         "bare_loop_samples_per_s",
         "batch",
         "connect4",
+        "core_peak_gflop_per_s",
         "cpu_count",
         "device",
         "kingdomino(players=4,fit=1)",
         "lightning_overhead",
+        "runtime",
         "threads",
         "tictacmo",
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 7 + 3 * 7 + 4  # Kingdomino's 4 more: with greedy playouts
+    assert len(names) == len(set(names)) == 9 + 3 * 17 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
+    for runtime in ("", "torch_"):  # each runtime's network, at the batch and at 1, and its self-play
+        for figure in ("network_positions_per_s", "network_positions_per_s_batch1", "network_gflop_per_s"):
+            assert f"connect4.{runtime}{figure}" in names
+        assert f"kingdomino(players=4,fit=1).{runtime}search_sims_per_s" in names
+        assert f"tictacmo.{runtime}timed_move_sims" in names
+    assert figures["runtime"] == ("torch" if torch.cuda.is_available() else "onnxruntime")
     assert "connect4.one_process_search_ceiling_sims_per_s" in names
     assert "kingdomino(players=4,fit=1).playouts_search_sims_per_s" in names
     assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto
     games = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")
     rates = {f"{game}.{name}": value for game in games for name, value in figures[game].items()}
-    rates.update({name: figures[name] for name in ("train_samples_per_s", "bare_loop_samples_per_s", "threads")})
+    top = ("train_samples_per_s", "bare_loop_samples_per_s", "threads", "core_peak_gflop_per_s")
+    rates.update({name: figures[name] for name in top})
     assert all(math.isfinite(value) and value > 0 for value in rates.values()), rates
     assert math.isfinite(figures["lightning_overhead"])  # a share of the bare loop's time; noise may make it < 0
 
@@ -44,7 +53,13 @@ def test_a_batch_below_one_is_one_error_line(capsys):
 
 def test_games_picks_the_games_measured():
     figures = bench.run(
-        network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=1, workers=1, games=("kingdomino(players=4)",)
+        network_seconds=0.05,
+        selfplay_batches=1,
+        train_steps=2,
+        batch=1,
+        workers=1,
+        games=("kingdomino(players=4)",),
+        move_seconds=0.01,
     )
     assert "kingdomino(players=4)" in figures and "tictacmo" not in figures and "connect4" not in figures
     assert figures["kingdomino(players=4)"]["selfplay_games_per_min"] > 0
@@ -72,6 +87,7 @@ def test_a_served_pool_reports_the_servers_batch_fill_and_busy_fraction():
         workers=2,
         games=("tictacmo",),
         inference_server="on",
+        move_seconds=0.01,
     )
     served = figures["tictacmo"]
     assert served["server_batch_fill"] >= 1 and 0 < served["server_busy_fraction"] <= 1

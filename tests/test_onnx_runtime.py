@@ -4,14 +4,16 @@ by the weights and rebuilt where damaged, the runtime picked by the settings, an
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
+from pipeline import champions
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
-from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator, TorchNetwork
 from pipeline.nets.int8 import calibration_positions
 from pipeline.nets.onnx_runtime import OnnxNetwork, cached_onnx, export_key, onnx_bytes
@@ -173,3 +175,19 @@ def test_export_of_a_missing_checkpoint_or_into_a_folder_is_one_line(tmp_path, c
     with pytest.raises(SystemExit) as exit:
         export.main(["connect4", str(tmp_path)])
     assert exit.value.code == 2 and "is a folder; expected the ONNX file to write" in capsys.readouterr().err
+
+
+def test_the_readmes_onnxruntime_lines_run_on_an_exported_champion(tmp_path, capsys):
+    from pipeline.commands import export
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    block = readme.split("With\n  onnxruntime alone:\n\n  ```python\n", 1)[1].split("  ```", 1)[0]
+    export.main(["connect4", str(tmp_path / "connect4.onnx")])
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(block)], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    metadata, answer = done.stdout.splitlines()
+    assert "'game': 'connect4'" in metadata
+    champion = NetworkEvaluator(make_game("connect4"), load_checkpoint(champions.checkpoint_path("connect4")))
+    logits, values = champion.evaluate([make_game("connect4").initial_state()])
+    assert answer.startswith(f"{logits.argmax()} [[")  # the champion's own answer on the empty board

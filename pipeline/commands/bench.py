@@ -1,5 +1,11 @@
 """Throughput benchmarks: the network alone, search with the network, self-play, and training.
 
+The network and self-play are measured in the runtime `search.runtime: auto` picks (ONNX Runtime on
+the CPU) and again in torch's (`torch_*`), the network at `--batch` and at 1 (`*_batch1`, as a timed
+move calls it), with its FLOPs a position, the GFLOP/s it reaches and one core's float32 peak measured
+in the same run (`core_peak_gflop_per_s`: a large matrix product on one thread); `timed_move_sims` are
+the simulations a 0.25 s move searches.
+
 `python -m pipeline bench` prints a table; `--json` prints one JSON object; `--quick` keeps the run
 to a few minutes (Kingdomino's 96-ply games take most of it). Games with a greedy player (Kingdomino)
 are measured again searching with greedy playouts at the leaves, with their playouts a second. One
@@ -25,7 +31,7 @@ import numpy as np
 import torch
 
 from pipeline.agents.recipes import selfplay_player
-from pipeline.agents.search_agent import SearchAgent
+from pipeline.agents.search_agent import TIMED_SIMULATIONS, PlayConfig, SearchAgent
 from pipeline.commands.cli import command_parser, out_of_range
 from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, Params, TrainParams, parse_params
 from pipeline.games import make_game
@@ -33,12 +39,20 @@ from pipeline.games.base import PlaysGreedy
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
-from pipeline.nets.evaluator import DEVICES, PRECISIONS, frozen_for_inference, inference_device, use_device
+from pipeline.nets.evaluator import (
+    DEVICES,
+    PRECISIONS,
+    NetworkEvaluator,
+    inference_device,
+    inference_network,
+    inference_runtime,
+    use_device,
+)
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.search import CachingEvaluator, UniformEvaluator
+from pipeline.search import CachingEvaluator, SearchConfig, UniformEvaluator
 from pipeline.search.playouts import greedy_outcomes
-from pipeline.threads import follow_free_cores, use_threads
+from pipeline.threads import use_threads
 
 # game: (SE blocks, channels, self-play games per batch of `--batch`): the 4x64 SENet that was the
 # Tic-Tac-Mo default until issue 13 (kept so figures compare across sessions); the 5x64 SENet of issue
@@ -77,24 +91,62 @@ def _random_positions(game, count: int, seed: int = 0) -> list:
 
 
 def network_positions_per_s(
-    game, model, batch: int, seconds: float, repeats: int = 3, precision: str = "float32"
+    game, model, batch: int, seconds: float, repeats: int = 3, precision: str = "float32", runtime: str = "auto"
 ) -> float:
-    """Best of `repeats` timed loops of the network as search runs it (traced and frozen): the
-    ceiling against which search is compared."""
-    device = inference_device(precision)
-    model = frozen_for_inference(model, game, device, precision)
-    planes = torch.from_numpy(game.encode_batch(_random_positions(game, batch))).to(device, PRECISIONS[precision])
+    """Best of `repeats` timed loops of the network as search runs it (`inference_network`: ONNX
+    Runtime or frozen TorchScript, numpy out): the ceiling against which search is compared."""
+    network = inference_network(model, game, precision, runtime)
+    planes = game.encode_batch(_random_positions(game, batch))
+    network(planes)  # warm-up
     best = 0.0
-    with torch.inference_mode():
-        model(planes)[0].cpu()  # warm-up
-        for _ in range(repeats):
-            calls, started = 0, time.perf_counter()
-            while time.perf_counter() - started < seconds / repeats:
-                follow_free_cores()
-                model(planes)[0].cpu()  # waits for the call to finish: search reads the results on the host
-                calls += 1
-            best = max(best, calls * batch / (time.perf_counter() - started))
+    for _ in range(repeats):
+        calls, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds / repeats:
+            network(planes)  # numpy out: waits for the call to finish, as search reads the results on the host
+            calls += 1
+        best = max(best, calls * batch / (time.perf_counter() - started))
     return best
+
+
+def network_flops_per_position(game, model) -> float:
+    """Floating-point operations of one position through the network (a multiply-add counts two), as
+    torch's flop counter sees the convolutions and matrix products."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with counter, torch.inference_mode():
+        model(torch.zeros(1, *game.observation_shape))
+    return float(counter.get_total_flops())
+
+
+def core_peak_gflop_per_s(size: int = 2048, seconds: float = 1.0) -> float:
+    """One core's float32 peak, as near as a library reaches it: a large matrix product on one thread."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        a, b = torch.randn(size, size), torch.randn(size, size)
+        torch.mm(a, b)  # warm-up
+        products, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds:
+            torch.mm(a, b)
+            products += 1
+        return 2 * size**3 * products / (time.perf_counter() - started) / 1e9
+    finally:
+        torch.set_num_threads(threads)
+
+
+def timed_move_simulations(game, model, runtime: str, seconds: float = 0.25, positions: int = 6) -> float:
+    """Simulations a timed move searches (`match --move-time`, `play`, the equal-time tests): the mean
+    over `positions` early positions, one tree at a time, as a timed player grows its trees."""
+    evaluator = CachingEvaluator(NetworkEvaluator(game, model, runtime=runtime))
+    play = PlayConfig(simulations=TIMED_SIMULATIONS, seconds=seconds)
+    searched = 0
+    for number, state in enumerate(_random_positions(game, positions, seed=1)):
+        agent = SearchAgent(game, evaluator, SearchConfig(runtime=runtime), play, "timed")
+        agent.begin(number, state, np.random.default_rng(number))
+        agent.act([number])
+        searched += agent.simulations
+    return searched / positions
 
 
 def greedy_playouts_per_s(game, seconds: float, batch: int = 64) -> float:
@@ -120,6 +172,7 @@ def _selfplay_params(
     device: str = "auto",
     playout_weight: float = 0.0,
     inference_server: str = "auto",
+    runtime: str = "auto",
 ) -> Params:
     """Self-play's params at their defaults but for these."""
     return parse_params(
@@ -128,7 +181,7 @@ def _selfplay_params(
             "workers": workers,
             "device": device,
             "backend": {"kind": backend, "inference_server": inference_server},
-            "search": {"precision": precision, "greedy_playout_weight": playout_weight},
+            "search": {"precision": precision, "greedy_playout_weight": playout_weight, "runtime": runtime},
             "generations": [{"gen": 1, "prev": 0}],
             "selfplay": {"games": games, "parallel_games": batch},
         }
@@ -207,6 +260,19 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
     return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
 
 
+def network_figures(game, model, batch: int, seconds: float, precision: str) -> dict[str, float]:
+    """The network's positions/s at `batch` and at 1 in the default runtime and in torch's (`torch_*`),
+    its FLOPs a position and the GFLOP/s both runtimes reach at `batch`."""
+    figures = {"network_mflop_per_position": network_flops_per_position(game, model) / 1e6}
+    for prefix, runtime in (("", "auto"), ("torch_", "torch")):
+        for suffix, size in (("", batch), ("_batch1", 1)):
+            rate = network_positions_per_s(game, model, size, seconds, precision=precision, runtime=runtime)
+            figures[f"{prefix}network_positions_per_s{suffix}"] = rate
+        rate = figures[f"{prefix}network_positions_per_s"]
+        figures[f"{prefix}network_gflop_per_s"] = rate * figures["network_mflop_per_position"] / 1e3
+    return figures
+
+
 # seconds timing the network, batches of self-play games per game, training steps
 QUICK = {"network_seconds": 2.0, "selfplay_batches": 2, "train_steps": 60}
 FULL = {"network_seconds": 6.0, "selfplay_batches": 8, "train_steps": 300}
@@ -223,34 +289,45 @@ def run(
     device="auto",
     games: tuple[str, ...] = DEFAULT_GAMES,
     inference_server: str = "auto",
+    move_seconds: float = 0.25,
 ) -> dict:
     """Every figure once: per game of `games` under its name, training at the top level. `workers`,
     `backend`, `precision` (of the network and self-play figures) and `device` as in params.yaml (0: one
     per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda), `inference_server` as
-    `backend.inference_server` (with it, the server's batch fill and busy fraction)."""
+    `backend.inference_server` (with it, the server's batch fill and busy fraction); `move_seconds` a
+    timed move's budget."""
     use_device(device)
     figures: dict = {
         "threads": torch.get_num_threads(),
         "batch": batch,
         "cpu_count": os.cpu_count(),
         "device": str(inference_device()),
+        "runtime": inference_runtime(precision),  # what search.runtime auto runs the network with
+        "core_peak_gflop_per_s": core_peak_gflop_per_s(seconds=network_seconds / 2),
     }
     for name in games:
         game, model = bench_network(name)
-        network = network_positions_per_s(game, model, batch, seconds=network_seconds, precision=precision)
+        network = network_figures(game, model, batch, network_seconds, precision)
+        network["network_peak_fraction"] = network["network_gflop_per_s"] / (
+            figures["core_peak_gflop_per_s"] * figures["threads"]
+        )
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         count = max(1, int(selfplay_batches * batch * GAMES[name][2]))
         where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
         where["inference_server"] = inference_server
         play = selfplay_figures(name, model, count, batch, **where)
+        with_torch = selfplay_figures(name, model, count, batch, **where, runtime="torch")
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         half = max(1, batch // 2)
         alone = selfplay_figures(name, model, half, half, 1, precision=precision, device=device)
         ceiling = search_ceiling_sims_per_s(name, model, half, half)
         figures[name] = {
-            "network_positions_per_s": network,
+            **network,
             "search_sims_per_s": play["sims_per_s"],
-            "search_to_network_ratio": play["sims_per_s"] / network,
+            "torch_search_sims_per_s": with_torch["sims_per_s"],
+            "search_to_network_ratio": play["sims_per_s"] / network["network_positions_per_s"],
+            "timed_move_sims": timed_move_simulations(game, model, "auto", move_seconds),
+            "torch_timed_move_sims": timed_move_simulations(game, model, "torch", move_seconds),
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
             "one_process_search_ceiling_sims_per_s": ceiling,
