@@ -20,13 +20,14 @@ def test_each_figure_is_one_row():
         "device",
         "kingdomino(players=4,fit=1)",
         "lightning_overhead",
+        "networks",
         "runtime",
         "threads",
         "tictacmo",
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 9 + 3 * 17 + 4  # Kingdomino's 4 more: with greedy playouts
+    assert len(names) == len(set(names)) == 10 + 3 * 17 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
     for runtime in ("", "torch_"):  # each runtime's network, at the batch and at 1, and its self-play
         for figure in ("network_positions_per_s", "network_positions_per_s_batch1", "network_gflop_per_s"):
@@ -91,3 +92,15 @@ def test_a_served_pool_reports_the_servers_batch_fill_and_busy_fraction():
     )
     served = figures["tictacmo"]
     assert served["server_batch_fill"] >= 1 and 0 < served["server_busy_fraction"] <= 1
+
+
+def test_champions_puts_each_games_shipped_champion_on_the_bench():
+    from pipeline import champions
+    from pipeline.nets.checkpoint import load_checkpoint
+
+    game, model = bench.bench_network("tictacmo", "champions")
+    shipped = load_checkpoint(champions.checkpoint_path("tictacmo"))
+    assert model.shape == shipped.shape != bench.bench_network("tictacmo")[1].shape  # 4 x 32, not the bench's 4 x 64
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), shipped.state_dict().values()))
+    none_shipped = bench.bench_network("kingdomino(players=4)", "champions")[1]  # no champion: random weights
+    assert torch.equal(none_shipped.stem.weight, bench.bench_network("kingdomino(players=4)")[1].stem.weight)

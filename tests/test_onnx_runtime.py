@@ -191,3 +191,42 @@ def test_the_readmes_onnxruntime_lines_run_on_an_exported_champion(tmp_path, cap
     champion = NetworkEvaluator(make_game("connect4"), load_checkpoint(champions.checkpoint_path("connect4")))
     logits, values = champion.evaluate([make_game("connect4").initial_state()])
     assert answer.startswith(f"{logits.argmax()} [[")  # the champion's own answer on the empty board
+
+
+def test_denormal_weights_are_zeroed_for_search_and_stay_in_the_callers_model(cache):
+    import onnx
+    from onnx import numpy_helper
+
+    game = make_game("connect4")
+    model = network(game)
+    with torch.no_grad():
+        model.stem.weight[:, 0] = 1e-40  # denormal, as weight decay leaves trained weights
+    for runtime in ("torch", "onnxruntime"):
+        logits, _ = NetworkEvaluator(game, model, runtime=runtime).evaluate(calibration_positions(game, 8))
+        with torch.no_grad():
+            expected = model(torch.from_numpy(game.encode_batch(calibration_positions(game, 8))).float())[0]
+        np.testing.assert_allclose(logits, expected.numpy(), atol=1e-4)
+    tiny = np.finfo(np.float32).tiny
+    weights = [numpy_helper.to_array(w) for w in onnx.load_from_string(cached_onnx(model, game)).graph.initializer]
+    assert not any(((np.abs(w) < tiny) & (w != 0)).any() for w in weights if w.dtype == np.float32)
+    assert model.stem.weight[0, 0, 0, 0].item() == pytest.approx(1e-40, rel=1e-3)  # the caller's, untouched
+
+
+def test_training_arithmetic_flushes_denormals():
+    """Weight decay would otherwise leave denormal weights, tens of times slower to compute with."""
+    from pipeline.config import TrainParams
+    from pipeline.jobs.train import train_network
+
+    game = make_game("tictactoe")
+    rng = np.random.default_rng(0)
+    samples = {
+        "states": (rng.random((64, *game.observation_shape)) < 0.3).astype(np.uint8),
+        "policies": rng.dirichlet(np.ones(game.num_actions), size=64).astype(np.float32),
+        "values": rng.choice([-1.0, 1.0], size=(64, game.num_players)).astype(np.float32),
+        "generations": np.ones(64, dtype=np.int32),
+    }
+    torch.set_flush_denormal(False)
+    tiny_product = lambda: (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()  # noqa: E731
+    assert tiny_product() > 0  # denormal arithmetic, as torch starts
+    train_network(game, network(game, blocks=1, channels=8), samples, TrainParams(epochs=1), seed=0, progress=False)
+    assert tiny_product() == 0.0

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from pipeline import champions
 from pipeline.agents.recipes import selfplay_player
 from pipeline.agents.search_agent import TIMED_SIMULATIONS, PlayConfig, SearchAgent
 from pipeline.commands.cli import command_parser, out_of_range
@@ -39,6 +40,7 @@ from pipeline.games.base import PlaysGreedy
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.nets.evaluator import (
     DEVICES,
     PRECISIONS,
@@ -68,12 +70,24 @@ PLAYOUT_WEIGHT = 0.5  # games with a greedy player are measured again searching 
 # examples/kingdomino.yaml self-plays
 
 
-def bench_network(game_name: str) -> tuple:
-    """The game and its bench network (GAMES: blocks and channels), random weights seeded 0, in eval mode."""
+def bench_network(game_name: str, networks: str = "random") -> tuple:
+    """The game and its bench network in eval mode: `random`, GAMES' blocks and channels with random
+    weights seeded 0; `champions`, the shipped champion of that game where there is one. Trained
+    weights can cost what random ones do not (denormal floats: pipeline/nets/denormals.py)."""
     game = make_game(game_name)
+    if networks == "champions" and (champion := shipped_champion(game)) is not None:
+        return game, champion.eval()
     blocks, channels, _ = GAMES[game_name]
     torch.manual_seed(0)
     return game, SENet(NetworkShape.for_game(game, blocks, channels, 4)).eval()
+
+
+def shipped_champion(game) -> SENet | None:
+    """The shipped champion trained for exactly this game, if any."""
+    for name in champions.names():
+        if checkpoint_game(champions.checkpoint_path(name)) == game.name:
+            return load_checkpoint(champions.checkpoint_path(name), game.name)
+    return None
 
 
 def _random_positions(game, count: int, seed: int = 0) -> list:
@@ -290,12 +304,13 @@ def run(
     games: tuple[str, ...] = DEFAULT_GAMES,
     inference_server: str = "auto",
     move_seconds: float = 0.25,
+    networks: str = "random",
 ) -> dict:
     """Every figure once: per game of `games` under its name, training at the top level. `workers`,
     `backend`, `precision` (of the network and self-play figures) and `device` as in params.yaml (0: one
     per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda), `inference_server` as
     `backend.inference_server` (with it, the server's batch fill and busy fraction); `move_seconds` a
-    timed move's budget."""
+    timed move's budget; `networks` random or champions (`bench_network`)."""
     use_device(device)
     figures: dict = {
         "threads": torch.get_num_threads(),
@@ -304,9 +319,10 @@ def run(
         "device": str(inference_device()),
         "runtime": inference_runtime(precision),  # what search.runtime auto runs the network with
         "core_peak_gflop_per_s": core_peak_gflop_per_s(seconds=network_seconds / 2),
+        "networks": networks,
     }
     for name in games:
-        game, model = bench_network(name)
+        game, model = bench_network(name, networks)
         network = network_figures(game, model, batch, network_seconds, precision)
         network["network_peak_fraction"] = network["network_gflop_per_s"] / (
             figures["core_peak_gflop_per_s"] * figures["threads"]
@@ -423,6 +439,12 @@ def main(argv: list[str] | None = None) -> None:
         "--inference-server", choices=["auto", "on", "off"], default="auto", help="as backend.inference_server"
     )
     parser.add_argument("--batch", type=int, default=64, help="positions a network call: games side by side")
+    parser.add_argument(
+        "--networks",
+        choices=["random", "champions"],
+        default="random",
+        help="random weights of GAMES' sizes, or the shipped champion of each game that has one",
+    )
     parser.add_argument("--games", default=",".join(DEFAULT_GAMES), help=f"comma-separated, of: {', '.join(GAMES)}")
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
@@ -450,6 +472,7 @@ def main(argv: list[str] | None = None) -> None:
         "inference_server": args.inference_server,
         "batch": args.batch,
         "games": games,
+        "networks": args.networks,
     }
     if args.solver:
         figures = solver_figures(args.solver, args.positions)

@@ -22,6 +22,7 @@ from pipeline.games.base import Symmetry
 from pipeline.jobs.replay import Augmented, merge_positions
 from pipeline.jobs.work_key import work_key
 from pipeline.nets.checkpoint import weights_digest
+from pipeline.nets.denormals import flush_denormals
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
 from pipeline.progress import interactive, log_line
@@ -93,6 +94,7 @@ def train_network(
         identity = {"train": params.model_dump(mode="json"), "seed": seed, "samples": digest.hexdigest()}
         saved = Path(resume) / f"fit.{work_key({**identity, 'weights': weights_digest(model.state_dict())})}.ckpt"
     pl.seed_everything(seed, workers=True, verbose=False)
+    flush_denormals()  # weight decay would leave denormal weights, tens of times slower to compute with
     if params.merge_positions:
         samples = merge_positions(samples)
     samples = {

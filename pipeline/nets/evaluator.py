@@ -13,13 +13,13 @@ self-play simulations/s here.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 
 import numpy as np
 import torch
 
 from pipeline.config import ConfigError
+from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.int8 import quantized_for_inference
 from pipeline.nets.onnx_runtime import onnx_network
 from pipeline.nets.senet import SENet
@@ -63,11 +63,14 @@ def inference_runtime(precision: str = "float32", runtime: str = "auto") -> str:
 
 
 def frozen_for_inference(model: SENet, game, device: torch.device | None = None, precision: str = "float32"):
+    """`model` traced and frozen for search, its denormal weights zeroed (`denormals.py`); the caller's
+    model stays as it is."""
     device, dtype = device or torch.device("cpu"), PRECISIONS[precision]
+    model = without_denormal_weights(model)
     if precision == "int8":
         return quantized_for_inference(model, game)  # on the CPU: see inference_device
     if device.type != "cpu" or dtype != torch.float32:
-        model = copy.deepcopy(model).to(device, dtype)  # the caller's model stays as it is
+        model = model.to(device, dtype)
     example = torch.zeros(2, *game.observation_shape, device=device, dtype=dtype)
     with torch.inference_mode():
         return torch.jit.freeze(torch.jit.trace(model.eval(), example, check_trace=False))
@@ -82,6 +85,7 @@ class TorchNetwork:
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         follow_free_cores()
+        flush_denormals()
         with torch.inference_mode():
             logits, values = self.model(torch.from_numpy(planes).to(self.device, self.dtype))
         return logits.float().cpu().numpy(), values.float().cpu().numpy()

@@ -25,6 +25,7 @@ import torch
 
 from pipeline.atomic import write_bytes
 from pipeline.nets.checkpoint import weights_digest
+from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.senet import SENet
 from pipeline.threads import follow_free_cores
 
@@ -37,15 +38,16 @@ KEPT_SESSIONS = 8  # networks kept loaded per process, so evaluators of the same
 
 
 def onnx_bytes(model: SENet, game) -> bytes:
-    """`model` as an ONNX graph: input `planes` (batch x the game's observation shape, float32), outputs
-    `policy_logits` (batch x actions) and `values` (batch x players), the batch size free."""
+    """`model` as an ONNX graph, its denormal weights zeroed (`denormals.py`): input `planes` (batch x
+    the game's observation shape, float32), outputs `policy_logits` (batch x actions) and `values`
+    (batch x players), the batch size free; its metadata names the game."""
     example = torch.zeros(2, *game.observation_shape)
     buffer = io.BytesIO()
     batch_free = {name: {0: "batch"} for name in (INPUT, *OUTPUTS)}
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")  # the TorchScript-based exporter's notice that a newer one exists
         torch.onnx.export(
-            model.eval(),
+            without_denormal_weights(model).eval(),
             (example,),
             buffer,
             dynamo=False,
@@ -159,6 +161,7 @@ class OnnxNetwork:
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         session = self._session(follow_free_cores())
+        flush_denormals()  # where its one thread is the caller's
         logits, values = session.run(list(OUTPUTS), {INPUT: np.ascontiguousarray(planes, dtype=np.float32)})
         return logits, values
 
