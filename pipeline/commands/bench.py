@@ -140,11 +140,14 @@ def core_peak_gflop_per_s(size: int = 2048, seconds: float = 1.0) -> float:
     try:
         a, b = torch.randn(size, size), torch.randn(size, size)
         torch.mm(a, b)  # warm-up
-        products, started = 0, time.perf_counter()
-        while time.perf_counter() - started < seconds:
-            torch.mm(a, b)
-            products += 1
-        return 2 * size**3 * products / (time.perf_counter() - started) / 1e9
+        best = 0.0
+        for _ in range(3):  # the best of three: a shared machine's speed drifts
+            products, started = 0, time.perf_counter()
+            while time.perf_counter() - started < seconds / 3:
+                torch.mm(a, b)
+                products += 1
+            best = max(best, 2 * size**3 * products / (time.perf_counter() - started) / 1e9)
+        return best
     finally:
         torch.set_num_threads(threads)
 
