@@ -7,10 +7,12 @@ import torch
 
 from pipeline.commands import bench
 
+TINY = {"network_seconds": 0.05, "selfplay_batches": 1, "train_steps": 2, "move_seconds": 0.01}  # budgets
+
 
 def test_each_figure_is_one_row():
     # batch 1: one game searched alone, as `analyse` searches one position
-    figures = bench.run(network_seconds=0.05, selfplay_batches=1, train_steps=2, batch=1, workers=1, move_seconds=0.01)
+    figures = bench.run(**TINY, batch=1, workers=1)
     assert sorted(figures) == [
         "bare_loop_samples_per_s",
         "batch",
@@ -53,15 +55,7 @@ def test_a_batch_below_one_is_one_error_line(capsys):
 
 
 def test_games_picks_the_games_measured():
-    figures = bench.run(
-        network_seconds=0.05,
-        selfplay_batches=1,
-        train_steps=2,
-        batch=1,
-        workers=1,
-        games=("kingdomino(players=4)",),
-        move_seconds=0.01,
-    )
+    figures = bench.run(**TINY, batch=1, workers=1, games=("kingdomino(players=4)",))
     assert "kingdomino(players=4)" in figures and "tictacmo" not in figures and "connect4" not in figures
     assert figures["kingdomino(players=4)"]["selfplay_games_per_min"] > 0
 
@@ -80,16 +74,7 @@ def test_an_unknown_game_is_one_error_line(capsys):
 
 
 def test_a_served_pool_reports_the_servers_batch_fill_and_busy_fraction():
-    figures = bench.run(
-        network_seconds=0.05,
-        selfplay_batches=1,
-        train_steps=2,
-        batch=2,
-        workers=2,
-        games=("tictacmo",),
-        inference_server="on",
-        move_seconds=0.01,
-    )
+    figures = bench.run(**TINY, batch=2, workers=2, games=("tictacmo",), inference_server="on")
     served = figures["tictacmo"]
     assert served["server_batch_fill"] >= 1 and 0 < served["server_busy_fraction"] <= 1
 
