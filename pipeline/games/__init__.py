@@ -1,8 +1,9 @@
 """Game registry: `make_game(spec)` is the only way the rest of the project obtains a game.
 
-A spec is a name with optional integer options, `pig(players=3,goal=50)`, or `openspiel:` followed by
-any OpenSpiel game string, `openspiel:backgammon`. A game's `name` is its full spec, so a worker
-process or a checkpoint check rebuilds exactly the same game from it.
+A spec is a name with optional integer options, `pig(players=3,goal=50)`, `openspiel:` followed by
+any OpenSpiel game string, `openspiel:backgammon`, or a game from outside the package (`plugins.py`):
+`mypkg.rules:MyGame(size=4)`, or the name an installed package registers for it. A game's `name` is
+its full spec, so a worker process or a checkpoint check rebuilds exactly the same game from it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect import ConnectGame
 from pipeline.games.kingdomino_compiled import CompiledKingdomino
 from pipeline.games.pig import PigGame
+from pipeline.games.plugins import plugin_game, plugin_parts, registered_games
 
 _GAMES = {
     "tictactoe": lambda: ConnectGame("tictactoe", rows=3, cols=3, k=3, num_players=2, gravity=False),
@@ -37,10 +39,19 @@ def make_game(spec: str) -> Game:
         from pipeline.games.openspiel import OpenSpielGame
 
         return OpenSpielGame(spec[len(OPENSPIEL_PREFIX) :])
+    if (plugin := plugin_parts(spec)) is not None:
+        module, cls, text = plugin
+        return plugin_game(spec, module, cls, _options(spec, text))
     match = _SPEC.match(spec)
+    if match is not None and match.group(1) not in _GAMES:
+        if (entry := registered_games().get(match.group(1))) is not None:  # an installed package's game
+            module, cls, _ = plugin_parts(entry) or (entry, "", None)
+            return plugin_game(spec, module, cls, _options(spec, match.group(2)))
     if match is None or match.group(1) not in _GAMES:
-        expected = ", ".join(GAME_NAMES)
-        raise ValueError(f"unknown game {spec!r}; expected one of {expected}, or openspiel:<game>")
+        expected = ", ".join([*GAME_NAMES, *registered_games()])
+        raise ValueError(
+            f"unknown game {spec!r}; expected one of {expected}, openspiel:<game>, or module.path:ClassName"
+        )
     name, options = match.group(1), _options(spec, match.group(2))
     factory = _GAMES[name]
     allowed = list(inspect.signature(factory).parameters)

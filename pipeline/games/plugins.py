@@ -1,0 +1,63 @@
+"""Games from outside the package, used like the built-in ones everywhere a game spec is read
+(params.yaml, `play`, `match`, `analyse`, `bench`, sweeps, workers and Ray tasks):
+
+- `module.path:ClassName` or `module.path:ClassName(size=4)`: the class is imported from the module
+  (found on Python's path: the project folder a stage runs in, or an installed package) and built with
+  the options as integer keyword arguments, as Gymnasium's `entry_point="pkg.module:Class"` names one;
+- a name an installed package registers in the entry-point group `alphazero_pipeline.games`
+  (`[project.entry-points."alphazero_pipeline.games"] mygame = "mypkg.rules:MyGame"`), then written as
+  `mygame` or `mygame(size=4)`, as the built-in names are.
+
+A plugin game's `name` is set to its spec, so a worker process, a checkpoint check or a Ray task
+rebuilds exactly the same game from it. A bad spec is one line: the module, the class or what the
+class lacks of the `Game` contract (`base.py`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from importlib.metadata import entry_points
+
+from pipeline.games.base import Game
+
+ENTRY_POINT_GROUP = "alphazero_pipeline.games"
+_PLUGIN = re.compile(r"^\s*([A-Za-z_][\w.]*):([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")
+# What a class must have to be a game: the contract's methods (checked on the class) and its sizes
+# (checked on the game built, since most games set them in __init__).
+METHODS = tuple(name for name, value in vars(Game).items() if callable(value) and not name.startswith("_"))
+SIZES = tuple(name for name in Game.__annotations__ if name != "name")
+
+
+def plugin_parts(spec: str) -> tuple[str, str, str | None] | None:
+    """(module, class, options text) of a `module:Class(options)` spec; None for any other spec."""
+    match = _PLUGIN.match(spec)
+    return None if match is None else (match.group(1), match.group(2), match.group(3))
+
+
+def registered_games() -> dict[str, str]:
+    """Installed packages' games: entry-point name -> `module:Class`."""
+    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def plugin_game(spec: str, module_name: str, class_name: str, options: dict[str, int]) -> Game:
+    """`module_name.class_name` built with `options`, named `spec` (how the user wrote the game)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"game {spec!r}: cannot import {module_name} ({err})") from None
+    cls = getattr(module, class_name, None)
+    if not inspect.isclass(cls):
+        raise ValueError(f"game {spec!r}: module {module_name} has no class {class_name}")
+    if missing := [method for method in METHODS if not callable(getattr(cls, method, None))]:
+        raise ValueError(f"game {spec!r}: {class_name} is not a Game: it lacks {', '.join(missing)}")
+    allowed = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
+    if unknown := [key for key in options if key not in allowed]:
+        takes = f"options {', '.join(allowed)}" if allowed else "no options"
+        raise ValueError(f"game {spec!r}: unknown option {unknown[0]!r}; {class_name} takes {takes}")
+    game = cls(**options)
+    if missing := [size for size in SIZES if not hasattr(game, size)]:
+        raise ValueError(f"game {spec!r}: {class_name} is not a Game: it lacks {', '.join(missing)}")
+    game.name = spec.strip()
+    return game
