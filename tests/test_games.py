@@ -121,3 +121,13 @@ def test_openspiel_moves_are_numbered_from_one_and_shown_with_the_board():
     assert (game.parse_move(state, "1"), game.parse_move(state, "x(1,1)"), game.format_move(8)) == (0, 4, "9")
     with pytest.raises(IllegalMove):
         game.parse_move(state, "0")
+
+
+@pytest.mark.parametrize("name", ["tictacmo", "connect4", "pig", "kingdomino(players=2)"])
+def test_offers_answers_as_isinstance_does_for_every_ability(name):
+    from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches, ReadsDraws, offers
+
+    game = make_game(name)
+    for ability in (HasMargins, PlaysGreedy, PlaysOutInBatches, ReadsDraws):
+        assert offers(game, ability) == isinstance(game, ability)
+    assert offers(make_game("kingdomino(players=2)"), PlaysOutInBatches) and not offers(make_game("pig"), PlaysGreedy)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches
+from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches, offers
 from pipeline.games.values import outcome_value
 
 
@@ -29,11 +29,11 @@ def greedy_outcomes(game, states: list, rngs: list) -> tuple[np.ndarray, np.ndar
     """(scores, margins) of one greedy playout from each state, each drawing from its generator in
     `rngs`: the game's compiled `greedy_outcomes` where it has one (Kingdomino), else played out here
     (margins None for a game without them)."""
-    if isinstance(game, PlaysOutInBatches):
+    if offers(game, PlaysOutInBatches):
         return game.greedy_outcomes(states, rngs)
     finals = [greedy_playout(game, state, rng) for state, rng in zip(states, rngs)]
     scores = np.stack([game.scores(final) for final in finals])
-    margins = np.stack([game.margins(final) for final in finals]) if isinstance(game, HasMargins) else None
+    margins = np.stack([game.margins(final) for final in finals]) if offers(game, HasMargins) else None
     return scores, margins
 
 
