@@ -133,4 +133,4 @@ def to_absolute(values: np.ndarray, movers: np.ndarray) -> np.ndarray:
     of `rotate_to_mover`, row by row."""
     seats = values.shape[1]
     index = (np.arange(seats)[None, :] - movers[:, None]) % seats
-    return np.take_along_axis(values.astype(np.float64), index, axis=1)
+    return values.astype(np.float64)[np.arange(len(values))[:, None], index]  # take_along_axis's 40 µs a call

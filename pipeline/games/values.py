@@ -20,9 +20,9 @@ SCHEMES = ("win_loss", "pairwise_rank", "margin")
 
 def pairwise_points(scores: np.ndarray) -> np.ndarray:
     """Per seat (last axis), points from every other seat: 1 if ahead, 0.5 if tied, 0 if behind."""
-    diff = scores[..., :, None] - scores[..., None, :]
-    points = np.where(diff > 0, 1.0, np.where(diff == 0, 0.5, 0.0))
-    return points.sum(axis=-1) - 0.5  # drop the seat's tie with itself
+    # a pair's point is (1 + sign(diff)) / 2: the seat's own pair (sign 0) is left out of the sum
+    ahead = np.sign(scores[..., :, None] - scores[..., None, :]).sum(axis=-1)
+    return 0.5 * ahead + 0.5 * (scores.shape[-1] - 1)
 
 
 def margin_points(scores: np.ndarray, margins: np.ndarray, scale: float) -> np.ndarray:
