@@ -54,3 +54,11 @@ def test_command_prints_rows_or_one_error_line(network, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(checkpoint), "--c-puct", "0"])
     assert capsys.readouterr().err.splitlines()[-1].endswith("--c-puct: expected a positive number, got 0.0")
+
+    files = ["--files", str(DATA / "cols_L2_R1.txt"), "--positions", "3", "--json", "--simulations", "0"]
+    main([str(checkpoint), *files, "--runtime", "torch"])  # the same rows from torch's runtime
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [row]
+    with pytest.raises(SystemExit):
+        main([str(checkpoint), "--precision", "bfloat16", "--runtime", "onnxruntime"])
+    refusal = capsys.readouterr().err.splitlines()[-1]
+    assert refusal.endswith("--runtime: onnxruntime runs float32 on the CPU; use torch or auto here")
