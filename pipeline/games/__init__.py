@@ -15,7 +15,7 @@ from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect import ConnectGame
 from pipeline.games.kingdomino_compiled import CompiledKingdomino
 from pipeline.games.pig import PigGame
-from pipeline.games.plugins import plugin_game, plugin_parts, registered_games
+from pipeline.games.plugins import named_plugin, plugin_class, plugin_parts, registered_games
 
 _GAMES = {
     "tictactoe": lambda: ConnectGame("tictactoe", rows=3, cols=3, k=3, num_players=2, gravity=False),
@@ -39,24 +39,28 @@ def make_game(spec: str) -> Game:
         from pipeline.games.openspiel import OpenSpielGame
 
         return OpenSpielGame(spec[len(OPENSPIEL_PREFIX) :])
-    if (plugin := plugin_parts(spec)) is not None:
-        module, cls, text = plugin
-        return plugin_game(spec, module, cls, _options(spec, text))
     match = _SPEC.match(spec)
-    if match is not None and match.group(1) not in _GAMES:
+    plugin = plugin_parts(spec)
+    if plugin is None and match is not None and match.group(1) not in _GAMES:
         if (entry := registered_games().get(match.group(1))) is not None:  # an installed package's game
-            module, cls, _ = plugin_parts(entry) or (entry, "", None)
-            return plugin_game(spec, module, cls, _options(spec, match.group(2)))
+            module, _, cls = entry.partition(":")
+            plugin = (module.strip(), cls.strip(), match.group(2))
+    if plugin is not None:
+        module, cls, text = plugin
+        return named_plugin(spec, _built(spec, cls, plugin_class(spec, module, cls), _options(spec, text)))
     if match is None or match.group(1) not in _GAMES:
         expected = ", ".join([*GAME_NAMES, *registered_games()])
         raise ValueError(
             f"unknown game {spec!r}; expected one of {expected}, openspiel:<game>, or module.path:ClassName"
         )
-    name, options = match.group(1), _options(spec, match.group(2))
-    factory = _GAMES[name]
-    allowed = list(inspect.signature(factory).parameters)
-    unknown = [key for key in options if key not in allowed]
-    if unknown:
+    name = match.group(1)
+    return _built(spec, name, _GAMES[name], _options(spec, match.group(2)))
+
+
+def _built(spec: str, name: str, factory, options: dict[str, int]) -> Game:
+    """`factory(**options)`, an option it does not take refused in one line naming those it does."""
+    allowed = [p for p in inspect.signature(factory).parameters if p not in ("args", "kwargs")]
+    if unknown := [key for key in options if key not in allowed]:
         takes = f"options {', '.join(allowed)}" if allowed else "no options"
         raise ValueError(f"game {spec!r}: unknown option {unknown[0]!r}; {name} takes {takes}")
     return factory(**options)

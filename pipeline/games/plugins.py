@@ -41,8 +41,8 @@ def registered_games() -> dict[str, str]:
     return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def plugin_game(spec: str, module_name: str, class_name: str, options: dict[str, int]) -> Game:
-    """`module_name.class_name` built with `options`, named `spec` (how the user wrote the game)."""
+def plugin_class(spec: str, module_name: str, class_name: str) -> type:
+    """The class `module_name.class_name`, refused in one line unless it has the contract's methods."""
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
@@ -52,12 +52,12 @@ def plugin_game(spec: str, module_name: str, class_name: str, options: dict[str,
         raise ValueError(f"game {spec!r}: module {module_name} has no class {class_name}")
     if missing := [method for method in METHODS if not callable(getattr(cls, method, None))]:
         raise ValueError(f"game {spec!r}: {class_name} is not a Game: it lacks {', '.join(missing)}")
-    allowed = [p for p in inspect.signature(cls).parameters if p not in ("self", "args", "kwargs")]
-    if unknown := [key for key in options if key not in allowed]:
-        takes = f"options {', '.join(allowed)}" if allowed else "no options"
-        raise ValueError(f"game {spec!r}: unknown option {unknown[0]!r}; {class_name} takes {takes}")
-    game = cls(**options)
+    return cls
+
+
+def named_plugin(spec: str, game) -> Game:
+    """A plugin class's game, refused in one line unless it has the contract's sizes, named `spec`."""
     if missing := [size for size in SIZES if not hasattr(game, size)]:
-        raise ValueError(f"game {spec!r}: {class_name} is not a Game: it lacks {', '.join(missing)}")
+        raise ValueError(f"game {spec!r}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
     game.name = spec.strip()
     return game

@@ -95,9 +95,10 @@ def export_key(model: SENet, game) -> str:
     return hashlib.sha256(f"{parts}|{OPSET}".encode()).hexdigest()[:32]
 
 
-def cached_onnx(model: SENet, game) -> bytes:
-    """The network's ONNX graph from the cache, exported and stored where it is missing or damaged."""
-    folder, key = cache_folder(), export_key(model, game)
+def cached_onnx(model: SENet, game, key: str | None = None) -> bytes:
+    """The network's ONNX graph from the cache, exported and stored where it is missing or damaged;
+    `key` is its `export_key` where the caller has it already (hashing the weights takes milliseconds)."""
+    folder, key = cache_folder(), key or export_key(model, game)
     for path in folder.glob(f"{key}-*.onnx"):
         data = _read(path)
         if data is not None and hashlib.sha256(data).hexdigest()[:16] == path.stem.rsplit("-", 1)[1]:
@@ -141,8 +142,8 @@ class OnnxNetwork:
     Its threads follow the free cores as torch's do (pipeline/threads.py): a session's thread count is
     fixed when it is built, so one session is kept per count the follower asks for."""
 
-    def __init__(self, model: SENet, game):
-        self.graph = cached_onnx(model, game)
+    def __init__(self, model: SENet, game, key: str | None = None):
+        self.graph = cached_onnx(model, game, key)
         self._sessions: dict[int, object] = {}
 
     def _session(self, threads: int):
@@ -175,5 +176,5 @@ def onnx_network(model: SENet, game) -> OnnxNetwork:
     if key not in _loaded:
         if len(_loaded) >= KEPT_SESSIONS:
             _loaded.pop(next(iter(_loaded)))
-        _loaded[key] = OnnxNetwork(model, game)
+        _loaded[key] = OnnxNetwork(model, game, key)
     return _loaded[key]
