@@ -320,6 +320,19 @@ class TeacherParams(Section):
     )
     games: Games = Field(2000, ge=1, description="the teacher's games against itself")
     epochs: Int = Field(4, ge=1, description="passes over them (train's other settings)")
+    temperature: Float = Field(
+        0.0,
+        ge=0,
+        description="0: the teacher's moves, one-hot, as policy targets; > 0 (mce only; expert iteration): "
+        "softmax(each move's mean value / this), what it learnt of every move",
+    )
+    value_weight: Float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="value target (1 - w) outcome + w the teacher's mean value of its move (mce with a "
+        "temperature only), as selfplay.root_value_weight does with a search's",
+    )
 
 
 class BackendParams(Section):

@@ -1,5 +1,6 @@
 """A teacher for generation 0: a player that needs no network plays itself, its moves become one-hot
-policy targets, and the network fitted on them plays its moves."""
+policy targets (or, for mce with a temperature, a softmax of its moves' values), and the network fitted
+on them plays its moves."""
 
 import numpy as np
 import pytest
@@ -7,7 +8,8 @@ import torch
 
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
-from pipeline.jobs.teacher import teach, teacher_spec
+from pipeline.games.base import rotate_to_mover
+from pipeline.jobs.teacher import teach, teacher_samples, teacher_spec
 from pipeline.matches.workers import play_match
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import initial_network
@@ -61,11 +63,34 @@ def agreement(game, evaluator) -> float:
     return float(np.mean([c == game.greedy_action(s) for c, s in zip(chosen, states)]))
 
 
+def test_mce_with_a_temperature_teaches_a_softmax_of_its_moves_values_and_plays_its_best():
+    game = make_game(KINGDOMINO)
+    params = tiny(player="mce:40", temperature=0.1, value_weight=0.5)
+    spec = teacher_spec(game, params)
+    records = play_match(game.name, [spec], [[0, 0]], [5], 1, 1, record_policies=True).records
+    record = records[0]
+    assert len(record.policies) == len(record.actions)
+    soft = 0
+    for state, policy, action, root in zip(record.states, record.policies, record.actions, record.root_values):
+        legal = game.legal_mask(state)
+        assert policy.sum() == pytest.approx(1, abs=1e-5) and not policy[~legal].any()
+        assert action == int(np.argmax(policy))  # it plays the move it values most
+        assert root.shape == (2,) and -1 <= root.min() and root.max() <= 1
+        soft += legal.sum() > 1 and policy.max() < 0.99
+    assert soft > 10  # most choices spread over several moves (placements worth the same, close picks)
+    samples = teacher_samples(game, records, params)
+    outcome = game.scores(record.final_state)  # the run's scheme, win_loss: the game's own scores
+    expected = rotate_to_mover(0.5 * outcome + 0.5 * record.root_values[0], record.policy_movers[0])
+    assert samples["values"][0] == pytest.approx(expected, abs=1e-6)
+
+
 @pytest.mark.parametrize(
     ("teacher", "message"),
     [
         ({"player": "bogus"}, "teacher.player: unknown player 'bogus'"),
         ({"player": "alphabeta:3"}, "teacher.player: "),  # alpha-beta plays Connect-4 only
+        ({"temperature": 0.1}, "teacher.temperature: only mce gives soft targets"),
+        ({"player": "mce:10", "value_weight": 0.5}, "teacher.value_weight: the teacher's values come with"),
     ],
 )
 def test_a_teacher_the_grammar_or_the_game_refuses_is_one_line_naming_the_field(teacher, message):

@@ -65,11 +65,10 @@ class RandomAgent(PositionAgent):
 
 
 class Teaching:
-    """A player whose every move is recorded as a policy target, one-hot: a teacher's games, whose moves a
-    network learns to imitate (`teacher.player`). Its values are the games' outcomes, not a search's, so it
-    offers no root value; anything else (its name, its simulations) is the player's own."""
-
-    root_value = None
+    """A player whose every move is recorded as a policy target: a teacher's games, whose moves a network
+    learns to imitate (`teacher.player`). The target is the player's own where it gives one (`mce` with
+    a temperature: its moves' values, softened), else its move, one-hot. Anything else (its name, its
+    simulations, its root value where it has one) is the player's own."""
 
     def __init__(self, agent: Agent, num_actions: int):
         self.agent = agent
@@ -77,9 +76,10 @@ class Teaching:
 
     def act(self, game_ids):
         moves = []
-        for action, _ in self.agent.act(game_ids):
-            policy = np.zeros(self.num_actions, dtype=np.float32)
-            policy[action] = 1.0
+        for action, policy in self.agent.act(game_ids):
+            if policy is None:
+                policy = np.zeros(self.num_actions, dtype=np.float32)
+                policy[action] = 1.0
             moves.append((action, policy))
         return moves
 

@@ -52,7 +52,8 @@ class AgentSpec:
     epsilon: float = 0.0  # random-move probability of "greedy"
     hold_at: int = 20  # turn total at which "pig_hold" holds
     depth: int = 0  # search depth of "alphabeta"
-    teaching: bool = False  # every move recorded as a one-hot policy target (a teacher's games)
+    teaching: bool = False  # every move recorded as a policy target (a teacher's games)
+    target_temperature: float = 0.0  # mce: softmax(move means / this) as its policy target; 0: none
     _frozen: NetworkEvaluator | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -100,7 +101,9 @@ class AgentSpec:
         if self.kind == "player_greedy":
             return PlayerGreedyAgent(game, self.name)
         if self.kind == "mce":
-            return MonteCarloAgent(game, self.play.simulations, self.name, self.play.seconds)
+            return MonteCarloAgent(
+                game, self.play.simulations, self.name, self.play.seconds, self.search.value, self.target_temperature
+            )
         if self.kind == "solver":
             return PerfectConnect4Agent(game, self.name)
         if self.kind in ("pig_optimal", "pig_hold"):

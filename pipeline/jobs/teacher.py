@@ -1,6 +1,9 @@
 """Generation 0 taught by a player that needs no network (`teacher.player`: greedy, mce:N, uct:N,
 alphabeta:D): the player's games against itself, its moves as policy targets and each game's outcome
-(under the run's value scheme) as value targets, fitted as a generation's window is.
+(under the run's value scheme) as value targets, fitted as a generation's window is. `mce` can teach
+what it learnt of every move (expert iteration, Anthony et al. 2017): with `teacher.temperature` its
+policy targets are a softmax of its moves' mean values, and `teacher.value_weight` mixes its mean value
+of the chosen move into the value targets, as self-play mixes a search's root value.
 
 Why: where a cheap heuristic player exists, self-play from random weights spends its first generations
 learning what it already knows. Kingdomino's player-greedy plays 2,000 2-player games in 9 s, and a
@@ -32,13 +35,22 @@ SIDE_BY_SIDE = 64  # the teacher's games in flight per worker; fixed, so that no
 def teacher_spec(game, params: Params) -> AgentSpec:
     """The teacher as a player that records its moves; one ConfigError naming `teacher.player` for a name
     the grammar does not know or the game cannot seat."""
+    teacher = params.teacher
     try:
-        player = parse_player(params.teacher.player, BASELINES)
+        player = parse_player(teacher.player, BASELINES)
         spec = baseline_spec(player, "teacher", params.evaluate.c_uct, params.seed)
         spec.build(game)
     except ValueError as err:
         raise ConfigError(f"teacher.player: {err}") from None
+    if player.kind != "mce" and teacher.temperature > 0:
+        raise ConfigError(f"teacher.temperature: only mce gives soft targets; {teacher.player!r} gives its moves")
+    if teacher.value_weight > 0 and teacher.temperature == 0:
+        raise ConfigError(
+            "teacher.value_weight: the teacher's values come with its soft targets; set teacher.temperature > 0"
+        )
     spec.teaching = True
+    spec.target_temperature = teacher.temperature
+    spec.search = spec.search.model_copy(update={"value": params.value})  # its values under the run's scheme
     return spec
 
 
@@ -48,7 +60,7 @@ def teacher_samples(game, records: list, params: Params) -> dict:
     parts = []
     for i in range(0, len(records), SIDE_BY_SIDE):
         chunk = records[i : i + SIDE_BY_SIDE]
-        targets = alphazero_targets(chunk, end_values(game, chunk, params), root_value_weight=0.0)
+        targets = alphazero_targets(chunk, end_values(game, chunk, params), params.teacher.value_weight)
         parts.append(records_to_samples(game, chunk, 0, targets))
     return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
