@@ -86,7 +86,7 @@ for path in args.checkpoints:
         parser.error(f"{path}: trained for {view.name}, not {args.players} players (--players)")
     network = load_checkpoint(path, view.name)
     planes = view.encode_batch(states)
-    per_seat = (view.observation_shape[0] - view.constant_planes) // game.num_players  # the kingdoms' planes
+    per_seat = (view.observation_shape[0] - view.constant_planes()) // game.num_players  # the kingdoms' planes
     seat_points = planes[:, PROPERTY_CROWNS : game.num_players * per_seat : per_seat].sum(axis=(2, 3))
     lead = seat_points[:, 0] - seat_points[:, 1:].mean(axis=1)  # the mover is seat 0 of the network's view
     with torch.no_grad():

@@ -165,7 +165,7 @@ def test_a_warm_start_from_a_network_before_constant_planes_reads_them_as_a_vect
     project.mkdir()
     run_init(project, monkeypatch, game=game.name, network=network, warm_start=str(tmp_path / "plain.ckpt"))
     started = load_checkpoint(project / "models/best/gen_0.ckpt", game.name)
-    assert started.shape.constant_planes == game.constant_planes > 0
+    assert started.shape.constant_planes == game.constant_planes() > 0
     planes = torch.from_numpy(game.encode_batch([game.initial_state(np.random.default_rng(0))]))
     with torch.no_grad():
         assert torch.allclose(plain.eval().embed(planes)[..., 1:-1, 1:-1], started.embed(planes)[..., 1:-1, 1:-1])

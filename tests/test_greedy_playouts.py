@@ -35,7 +35,7 @@ def test_a_leaf_is_worth_the_mix_of_the_network_and_one_greedy_playout(weight):
     slot = forest.new_tree(state, np.random.default_rng(7))
     BatchedSearch(game, UniformEvaluator(game), config).prepare_roots(forest, [slot], [False])
     scores, margins = greedy_outcomes(game, [state], [np.random.default_rng(7)])
-    played = outcome_value(scores, margins, game.margin_scale, "pairwise_rank")[0]
+    played = outcome_value(scores, margins, game.margin_scale(), "pairwise_rank")[0]
     assert np.abs(played).max() == 1.0, "the playout reached an end with a winner"
     assert forest.raw_values[forest.roots[slot]].tolist() == (weight * played).tolist()
 

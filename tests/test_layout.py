@@ -210,3 +210,50 @@ def test_every_relative_markdown_link_resolves():
                 broken.append(f"{name}: {target} (no such heading)")
     assert texts, "no markdown file found"
     assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+# Places outside pipeline/games/ that still ask for a game by name or class, each waiting for its game's
+# folder (issue 63: a game's own players and experiments move into games/<name>/ and are found by ability).
+ASK_FOR_A_GAME_UNTIL_ITS_FOLDER = {
+    "pipeline/agents/alphabeta.py": "Connect-4's alpha-beta player",
+    "pipeline/agents/perfect.py": "Connect-4's perfect player",
+    "pipeline/agents/pig_policy.py": "Pig's policy tables",
+    "pipeline/evaluation/experiments/alphabeta.py": "Connect-4's alpha-beta table",
+    "pipeline/evaluation/experiments/benchmark.py": "Pons' Connect-4 test sets",
+    "pipeline/evaluation/experiments/solver_games.py": "Connect-4's games against perfect play",
+    "pipeline/evaluation/experiments/pig_oracle.py": "Pig's oracle",
+    "pipeline/solvers/tictacmo.py": "Tic-Tac-Mo's solver",
+}
+
+
+def asks_for_a_game(text: str) -> list[str]:
+    """Lines that compare a game's name with a built-in game's, test a game's class, or read a game's
+    attribute by name with a default (where a game declares an ability with a protocol instead)."""
+    from pipeline.games import GAME_NAMES
+
+    sources = "".join(p.read_text() for p in (ROOT / "pipeline/games").glob("*.py"))
+    classes = set(re.findall(r"^class (\w+)(?!\(Protocol\))\b", sources, re.M))  # games and states, not abilities
+    names = "|".join(GAME_NAMES)
+    patterns = [
+        rf"\.name\s*[!=]=\s*[\"']({names})\b",
+        r"getattr\(\w+,\s*\"name\"[^)]*\)\s*[!=]=",
+        rf"isinstance\([^,]+,\s*\(?({'|'.join(sorted(classes))})\b",
+        r"getattr\((self\.)?game,\s*\"\w+\",",
+    ]
+    return [line.strip() for line in text.splitlines() if any(re.search(p, line) for p in patterns)]
+
+
+def test_outside_the_games_no_game_is_asked_for_by_name_or_class():
+    """Search, nets, jobs, evaluation and the commands ask a game what it offers (`games/base.py`'s
+    abilities), never which game it is; the few places left are listed above with the game they serve."""
+    found = {}
+    for path in project_files():
+        name = relative(path)
+        if name.startswith("pipeline/games/") or name.startswith("tests/"):
+            continue
+        if lines := asks_for_a_game(path.read_text()):
+            found[name] = lines
+    unexpected = {name: lines for name, lines in found.items() if name not in ASK_FOR_A_GAME_UNTIL_ITS_FOLDER}
+    assert not unexpected, f"asks for a game by name or class (declare an ability in games/base.py): {unexpected}"
+    gone = set(ASK_FOR_A_GAME_UNTIL_ITS_FOLDER) - set(found)
+    assert not gone, f"no longer ask for a game: take them out of ASK_FOR_A_GAME_UNTIL_ITS_FOLDER: {sorted(gone)}"

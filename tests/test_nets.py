@@ -118,10 +118,10 @@ def test_constant_planes_are_a_vector_and_a_plain_stem_converts_to_the_same_func
     vector, and a network trained with them convolved becomes one that does, equal on every square the
     convolution's zero padding did not cut."""
     game = make_game("kingdomino(players=4)")
-    assert game.constant_planes == 150 and small_net(game).shape.constant_planes == 150
+    assert game.constant_planes() == 150 and small_net(game).shape.constant_planes == 150
     torch.manual_seed(0)
     plain = SENet(NetworkShape(*game.observation_shape, game.num_actions, game.num_players, 1, 16, 4)).eval()
-    converted = with_constant_planes(plain, game.constant_planes).eval()
+    converted = with_constant_planes(plain, game.constant_planes()).eval()
     assert converted.shape == small_net(game).shape
     rng = np.random.default_rng(0)
     states, state = [], game.initial_state(rng)
@@ -134,7 +134,7 @@ def test_constant_planes_are_a_vector_and_a_plain_stem_converts_to_the_same_func
     assert torch.allclose(before[..., 1:-1, 1:-1], after[..., 1:-1, 1:-1], atol=1e-5)
     assert not torch.allclose(before, after, atol=1e-3)  # the edge differs: a new function there
     with pytest.raises(ValueError, match="already reads"):
-        with_constant_planes(converted, game.constant_planes)
+        with_constant_planes(converted, game.constant_planes())
 
 
 def test_a_checkpoint_from_before_constant_planes_loads_as_the_plain_network(tmp_path):

@@ -16,7 +16,8 @@ class Final(NamedTuple):
 class ScoreGame:
     """A stand-in whose final positions carry given scores and margins (e.g. points on a board)."""
 
-    margin_scale = 10.0
+    def margin_scale(self):
+        return 10.0
 
     def scores(self, state):
         return np.array(state.scores, dtype=float)

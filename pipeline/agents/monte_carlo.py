@@ -20,7 +20,7 @@ import numpy as np
 
 from pipeline.agents.base import PositionAgent
 from pipeline.config import ValueParams
-from pipeline.games.base import PlaysGreedy
+from pipeline.games.base import PlaysGreedy, margin_scale
 from pipeline.games.values import outcome_value
 from pipeline.search.playouts import greedy_outcomes
 
@@ -78,7 +78,7 @@ class MonteCarloAgent(PositionAgent):
             afters = [self.game.step(state, legal[k], rng)[0] for k in range(tried)]
             scores, margins = greedy_outcomes(self.game, afters, [rng] * tried)
             scheme, zero_sum = self.value.scheme, self.value.zero_sum
-            totals[:tried] += outcome_value(scores, margins, getattr(self.game, "margin_scale", 1.0), scheme, zero_sum)
+            totals[:tried] += outcome_value(scores, margins, margin_scale(self.game), scheme, zero_sum)
             counts[:tried] += 1
             played += tried
         self.played += played

@@ -42,7 +42,7 @@ from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.config import MAX_SIDE_BY_SIDE, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
-from pipeline.games.connect import ConnectGame
+from pipeline.games.base import joins_moves
 from pipeline.games.moves import read_position
 from pipeline.jobs.entry import entry_point
 from pipeline.nets.evaluator import NetworkEvaluator
@@ -64,7 +64,7 @@ def summary(game: Game, number: int, moves: list[str], state, policy: np.ndarray
 
 
 def as_text(game: Game, result: dict) -> str:
-    joiner = "" if isinstance(game, ConnectGame) and game.gravity else ","
+    joiner = "" if joins_moves(game) else ","
     position = joiner.join(result["moves"]) or "(start)"
     value = " ".join(f"{v:+.3f}" for v in result["value"])
     policy = " ".join(f"{m}:{p:.3f}" for m, p in result["policy"].items())

@@ -33,7 +33,7 @@ from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.config import MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
-from pipeline.games.connect import SEAT_SYMBOLS, ConnectGame
+from pipeline.games.base import DrawsSeats, offers
 from pipeline.jobs.entry import entry_point
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search import SearchConfig
@@ -73,7 +73,7 @@ class HumanAgent:
 
 def seat_label(game: Game, seat: int) -> str:
     """`X (seat 0)` where the board draws seats as symbols, else `seat 0`."""
-    return f"{SEAT_SYMBOLS[seat]} (seat {seat})" if isinstance(game, ConnectGame) else f"seat {seat}"
+    return f"{game.seat_symbol(seat)} (seat {seat})" if offers(game, DrawsSeats) else f"seat {seat}"
 
 
 def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int = 50) -> list[PlayerName]:
@@ -139,8 +139,8 @@ def result_line(game: Game, agents: list[Agent], scores: np.ndarray) -> str:
     best = [seat for seat, score in enumerate(scores) if score == scores.max()]
     if len(best) == len(scores):
         return "draw"
-    symbol = isinstance(game, ConnectGame)
-    names = ", ".join(agents[s].name + (f" playing {SEAT_SYMBOLS[s]}" if symbol else "") for s in best)
+    symbol = offers(game, DrawsSeats)
+    names = ", ".join(agents[s].name + (f" playing {game.seat_symbol(s)}" if symbol else "") for s in best)
     return ("winner: " if len(best) == 1 else "winners: ") + names
 
 

@@ -90,9 +90,44 @@ class PlaysOutInBatches(Protocol):
 
 @runtime_checkable
 class HasMargins(Protocol):
-    """A game whose finished states have score margins (points apart), for the `margin` value scheme."""
+    """A game whose finished states have score margins (points apart), for the `margin` value scheme,
+    and the gap that counts as a clear win (Kingdomino: 20 points)."""
 
     def margins(self, state: Any) -> np.ndarray: ...
+
+    def margin_scale(self) -> float: ...
+
+
+def margin_scale(game) -> float:
+    """A game's clear-win gap for the `margin` scheme; 1 where it has no margins (the scheme is refused)."""
+    return game.margin_scale() if offers(game, HasMargins) else 1.0
+
+
+@runtime_checkable
+class HasConstantPlanes(Protocol):
+    """A game whose encoding ends in planes constant over the board (Kingdomino's rows of dominoes, kings
+    and phase), which the network reads as a vector."""
+
+    def constant_planes(self) -> int: ...
+
+
+@runtime_checkable
+class JoinsMoves(Protocol):
+    """A game that may write a line of moves one character a move, unseparated (Connect-4's test sets'
+    `4453`); `joins_moves` says whether this variant does."""
+
+    def joins_moves(self) -> bool: ...
+
+
+def joins_moves(game) -> bool:
+    return offers(game, JoinsMoves) and game.joins_moves()
+
+
+@runtime_checkable
+class DrawsSeats(Protocol):
+    """A game whose board draws each seat as a symbol (X, O, ...), which `play` names seats by."""
+
+    def seat_symbol(self, seat: int) -> str: ...
 
 
 @runtime_checkable

@@ -49,6 +49,12 @@ class ConnectGame:
     def __repr__(self) -> str:
         return f"ConnectGame({self.name!r})"
 
+    def joins_moves(self) -> bool:
+        return self.gravity  # a column a character: the Connect-4 test sets' `4453`
+
+    def seat_symbol(self, seat: int) -> str:
+        return SEAT_SYMBOLS[seat]
+
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> ConnectState:
         return ConnectState((0,) * self.num_players, (0,) * self.cols, 0, 0, None, False)

@@ -137,8 +137,6 @@ class KingdominoGame:
     of the grid; the second half right, down, left or up of it), then one discard, then one pick per
     slot of the next row."""
 
-    margin_scale = 20.0  # a typical gap in points between two players
-
     def __init__(self, num_players: int = 4, size: int = 5, middle: int = 0, harmony: int = 0, fit: int = 0):
         if not 2 <= num_players <= 4:
             raise ValueError(f"kingdomino: players must be 2 to 4, got {num_players}")
@@ -162,7 +160,7 @@ class KingdominoGame:
         planes = num_players * self._player_planes + 2 * self.row_length * self._slot_planes + self.row_length + 2
         planes += num_players * fit  # each seat's pending gain
         self.observation_shape = (planes, self.grid, self.grid)
-        self.constant_planes = planes - num_players * self._player_planes  # rows, kings, phase: the network's vector
+        self._constant_planes = planes - num_players * self._player_planes  # rows, kings, phase: the network's vector
         self._property_crowns_cache: dict[Kingdom, list[int]] = {}
         self._placement_cache: dict[tuple, tuple[int, int]] = {}
         self._init_geometry()
@@ -442,6 +440,13 @@ class KingdominoGame:
     def margins(self, state: KingdominoState) -> np.ndarray:
         """Points per seat: the margin for value schemes that reward bigger wins."""
         return np.array([self.points(k) for k in state.kingdoms], dtype=np.float64)
+
+    def margin_scale(self) -> float:
+        return 20.0  # a typical gap in points between two players
+
+    def constant_planes(self) -> int:
+        """The encoding's last planes, constant over the board: rows, kings and phase."""
+        return self._constant_planes
 
     def scores(self, state: KingdominoState) -> np.ndarray:
         """Each seat's pairwise standing against every other (1 ahead, 0.5 tied, 0 behind), scaled to

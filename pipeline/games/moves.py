@@ -10,13 +10,12 @@ import re
 
 import numpy as np
 
-from pipeline.games.base import Game, IllegalMove, ReadsDraws
-from pipeline.games.connect import ConnectGame
+from pipeline.games.base import Game, IllegalMove, ReadsDraws, joins_moves
 
 
 def move_texts(game: Game, line: str) -> list[str]:
     """A line's moves: one character a column for drop games (the test sets' notation), else words."""
-    if isinstance(game, ConnectGame) and game.gravity:
+    if joins_moves(game):
         words = line.split()
         return list(words[0]) if words else []
     return [word for word in re.split(r"[\s,]+", line.strip()) if word]

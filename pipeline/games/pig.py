@@ -36,7 +36,6 @@ class PigGame:
         self.num_players, self.goal = num_players, goal
         self.name = f"pig(players={num_players},goal={goal})"
         self.observation_shape = (2 * num_players + 1, 1, goal)
-        self.margin_scale = float(goal)
 
     def __repr__(self) -> str:
         return self.name
@@ -90,6 +89,9 @@ class PigGame:
     def margins(self, state: PigState) -> np.ndarray:
         """Banked points: the margin for value schemes that reward bigger wins."""
         return np.array(state.scores, dtype=np.float64)
+
+    def margin_scale(self) -> float:
+        return float(self.goal)  # a whole game's points apart: the clearest win
 
     def random_playout(self, state: PigState, rng: random.Random) -> np.ndarray:
         scores, total, mover, winner = list(state.scores), state.turn_total, state.mover, state.winner

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.games.base import margin_scale
+
 SCHEMES = ("win_loss", "pairwise_rank", "margin")
 
 
@@ -61,4 +63,4 @@ def outcome_value(
 
 def terminal_value(game, state, scheme: str = "win_loss", zero_sum: bool = False) -> np.ndarray:
     margins = game.margins(state) if scheme == "margin" else None
-    return outcome_value(game.scores(state), margins, getattr(game, "margin_scale", 1.0), scheme, zero_sum)
+    return outcome_value(game.scores(state), margins, margin_scale(game), scheme, zero_sum)

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass, replace
 import torch
 from torch import nn
 
+from pipeline.games.base import HasConstantPlanes, offers
+
 
 @dataclass(frozen=True)
 class NetworkShape:
@@ -30,9 +32,9 @@ class NetworkShape:
 
     @classmethod
     def for_game(cls, game, blocks: int, channels: int, se_reduction: int) -> NetworkShape:
-        """A game that declares `constant_planes` (its encoding's last planes, constant over the board:
-        Kingdomino's rows of dominoes, kings and phase) has them read as a vector."""
-        constant = getattr(game, "constant_planes", 0)
+        """A game that has constant planes (`HasConstantPlanes`: its encoding's last planes, constant over
+        the board; Kingdomino's rows of dominoes, kings and phase) has them read as a vector."""
+        constant = game.constant_planes() if offers(game, HasConstantPlanes) else 0
         seats = game.num_players
         return cls(*game.observation_shape, game.num_actions, seats, blocks, channels, se_reduction, constant)
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches, offers
+from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches, margin_scale, offers
 from pipeline.games.values import outcome_value
 
 
@@ -52,7 +52,7 @@ def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.nda
     states = [forest.states[node] for node in nodes]
     scores, margins = greedy_outcomes(game, states, [forest.rngs[node // forest.capacity] for node in nodes])
     outcomes = outcome_value(
-        scores, margins, getattr(game, "margin_scale", 1.0), config.value.scheme, config.value.zero_sum
+        scores, margins, margin_scale(game), config.value.scheme, config.value.zero_sum
     )  # fmt: skip
     weight = config.greedy_playout_weight
     return (1 - weight) * values + weight * outcomes
