@@ -1,0 +1,34 @@
+"""docs/adding-a-game.md runs as written: its game, saved in a folder outside the package, is checked by
+a match of baselines, trained by `dvc repro` (on the tests' tiny budgets), then played, matched and
+analysed, without a line of the package changed."""
+
+import re
+
+import pytest
+from dvc_project import ROOT, edit_params, new_project, run
+
+pytestmark = pytest.mark.slow
+
+GUIDE = ROOT / "docs" / "adding-a-game.md"
+
+
+def code_blocks(language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", GUIDE.read_text(), flags=re.MULTILINE | re.DOTALL)
+
+
+def test_the_guides_game_trains_plays_matches_and_is_analysed(tmp_path):
+    project = new_project(tmp_path / "checkout")
+    edit_params(project, lambda p: p.update(generations=p["generations"][:1]))  # one: a shorter test
+    for block in code_blocks("python"):  # each file block names its path, from beside the checkout
+        path = tmp_path / block.splitlines()[0].removeprefix("# ").strip()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(block)
+    script = "set -euo pipefail\n" + "\n".join(code_blocks("bash"))
+    done = run(["bash", "-c", script], project)
+    out = done.stdout
+    assert re.search(r'"first": "random", "second": "uct:100", "score": 0\.[0-3]', out)  # uct wins the check
+    assert "nim:Nim(rows=3)" in (project / "reports" / "report.md").read_text()
+    assert re.search(r"seat 0 \(az\) plays \dx\d", out)  # the champion sat at the table
+    assert re.search(r'"first": "models/best/gen_1\.ckpt", "second": "random"', out)
+    assert re.search(r"3x1,1x1 +seat 0 to move +move \dx\d +value", out)  # the analysis of the guide's line
+    assert not list((ROOT / "pipeline").rglob("nim*.py"))  # the package holds no trace of the game
