@@ -1,12 +1,12 @@
-"""The house of floors (README, "Layout"): no import cycle, no module importing a higher floor, and
-nothing in the library importing the command lines; the floors written here are the README's."""
+"""The house of floors (docs/architecture.md): no import cycle, no module importing a higher floor, and
+nothing in the library importing the command lines; the floors written here are docs/architecture.md's."""
 
 import re
 from pathlib import Path
 
 from import_graph import ROOT, find_cycle, import_lines, project_files
 
-# Floor of each folder or root module, as README's layout table writes them. A module imports from
+# Floor of each folder or root module, as docs/architecture.md's table writes them. A module imports from
 # its own folder (or itself) and from lower floors only.
 FLOORS = {
     "pipeline/__init__.py": 0,  # the package itself: its docstring
@@ -34,7 +34,7 @@ FLOORS = {
     "pipeline/__main__.py": 7,
     "stages": 7,
 }
-# Imports across one floor, each with its reason (README, "Layout").
+# Imports across one floor, each with its reason (docs/architecture.md).
 SIDEWAYS = {
     ("pipeline/config.py", "pipeline/games"): "the params schema checks game names and value schemes",
     ("pipeline/champions", "pipeline/nets"): "a missing or damaged champion is the checkpoints' CheckpointError",
@@ -52,7 +52,7 @@ def room(path: Path) -> str:
     """The FLOORS entry `path` belongs to: its root module or the folder it lies in."""
     name = relative(path)
     rooms = [key for key in FLOORS if name == key or name.startswith(key + "/")]
-    assert rooms, f"{name} has no floor: add it (its folder or the module) to FLOORS and to README's layout table"
+    assert rooms, f"{name} has no floor: add it (its folder or the module) to FLOORS and to docs/architecture.md's table"
     return max(rooms, key=len)
 
 
@@ -99,9 +99,9 @@ def test_nothing_in_the_library_imports_the_command_lines():
     assert not wrong, "the library imports a command line:\n" + "\n".join(wrong)
 
 
-def test_the_floors_are_the_readmes():
-    text = (ROOT / "README.md").read_text()
-    table = text[text.index("## Layout") :].split("\n\n")[2]
+def test_the_floors_are_the_architecture_pages():
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    table = text[text.index("## The floors and their rooms") :].split("\n\n")[2]
     written = {}
     for row in table.splitlines()[2:]:
         floor, where = [cell.strip() for cell in row.strip("|").split("|")][:2]
@@ -110,11 +110,11 @@ def test_the_floors_are_the_readmes():
                 written[path.rstrip("/")] = int(floor)
     floors = {path: floor for path, floor in FLOORS.items() if path != "pipeline/__init__.py"}
     differ = [
-        f"{path}: README floor {written.get(path, '-')}, FLOORS {floors.get(path, '-')}"
+        f"{path}: architecture.md floor {written.get(path, '-')}, FLOORS {floors.get(path, '-')}"
         for path in sorted(written.keys() | floors.keys())
         if written.get(path) != floors.get(path)
     ]
-    assert not differ, "README's layout table and FLOORS differ:\n" + "\n".join(differ)
+    assert not differ, "docs/architecture.md's table and FLOORS differ:\n" + "\n".join(differ)
 
 
 def test_no_tracked_file_names_a_path_of_one_machine():
