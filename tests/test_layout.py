@@ -52,7 +52,7 @@ def room(path: Path) -> str:
     """The FLOORS entry `path` belongs to: its root module or the folder it lies in."""
     name = relative(path)
     rooms = [key for key in FLOORS if name == key or name.startswith(key + "/")]
-    assert rooms, f"{name} has no floor: add it (its folder or the module) to FLOORS and to docs/architecture.md's table"
+    assert rooms, f"{name} has no floor: add it (its folder or the module) to FLOORS and docs/architecture.md"
     return max(rooms, key=len)
 
 
@@ -257,3 +257,15 @@ def test_outside_the_games_no_game_is_asked_for_by_name_or_class():
     assert not unexpected, f"asks for a game by name or class (declare an ability in games/base.py): {unexpected}"
     gone = set(ASK_FOR_A_GAME_UNTIL_ITS_FOLDER) - set(found)
     assert not gone, f"no longer ask for a game: take them out of ASK_FOR_A_GAME_UNTIL_ITS_FOLDER: {sorted(gone)}"
+
+
+def test_every_experiment_the_readme_names_is_one_it_creates():
+    """A reader can run every `dvc exp diff/apply/branch` and `dvc plots diff` line of the README as written:
+    each experiment they name is made by one of its own `dvc exp run -n NAME` lines."""
+    text = (ROOT / "README.md").read_text()
+    created = set(re.findall(r"dvc exp run [^\n`]*?-n (\S+)", text))
+    named = set()
+    for _verb, names in re.findall(r"dvc (exp (?:diff|apply|branch)|plots diff) ((?:[\w-]+ ?)+)", text):
+        named |= {name for name in names.split() if not name.startswith("-") and not name.isupper()}  # NAME: a slot
+    assert created and named, "the README's experiment lines moved: look for them again"
+    assert named <= created, f"named but never created by the README: {sorted(named - created)}"

@@ -177,10 +177,10 @@ def test_export_of_a_missing_checkpoint_or_into_a_folder_is_one_line(tmp_path, c
     assert exit.value.code == 2 and "is a folder; expected the ONNX file to write" in capsys.readouterr().err
 
 
-def test_the_readmes_onnxruntime_lines_run_on_an_exported_champion(tmp_path, capsys):
+def test_the_docs_onnxruntime_lines_run_on_an_exported_champion(tmp_path, capsys):
     from pipeline.commands import export
 
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    readme = (Path(__file__).parents[1] / "docs" / "commands.md").read_text()
     block = readme.split("With\n  onnxruntime alone:\n\n  ```python\n", 1)[1].split("  ```", 1)[0]
     export.main(["connect4", str(tmp_path / "connect4.onnx")])
     done = subprocess.run(

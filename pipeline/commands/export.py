@@ -3,7 +3,7 @@
 
 The file's input is `planes` (batch x the game's observation shape, float32, as the game's
 `encode_batch` writes it), its outputs `policy_logits` (batch x actions) and `values` (batch x players,
-each in [-1, 1], seat order as the game's); its metadata names the game. The README shows how to load it
+each in [-1, 1], seat order as the game's); its metadata names the game. docs/commands.md shows how to load it
 with onnxruntime alone.
 """
 

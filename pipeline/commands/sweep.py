@@ -1,6 +1,6 @@
 """An Optuna study of the search params that make the strongest agent for a fixed compute budget:
 `python -m pipeline sweep [--params F] [--storage URL] [--trials N] [--jobs J] [--confirm] [--report-only]
-[--versus-baseline G]` (README, "Tuning"; the study itself: `pipeline/sweeps/study.py`). With `--confirm`
+[--versus-baseline G]` (docs/tuning.md; the study itself: `pipeline/sweeps/study.py`). With `--confirm`
 the study's top settings and its baseline are trained again from fresh seeds and played head to head;
 the report then recommends what survived (`pipeline/sweeps/confirmation.py`).
 
