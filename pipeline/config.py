@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import reprlib
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -536,33 +537,90 @@ def parse_params(data: dict, source: str = "params.yaml") -> Params:
 
 
 MAX_YAML_VALUES = 100_000  # a params file has a few hundred; YAML aliases could make one of billions
+MAX_YAML_DEPTH = 64  # a params file nests four deep; PyYAML's reader recurses once a level
+MAX_YAML_BYTES = 4 * 2**20  # a params file is a few kilobytes
 
 
-def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
-    """How many values `node` stands for once its aliases are expanded, each shared node counted once
-    per use but walked once (`sizes`), so a nest of aliases is measured without being expanded."""
-    if id(node) not in sizes:
-        children = node.value if isinstance(node, yaml.SequenceNode) else []
-        if isinstance(node, yaml.MappingNode):
-            children = [child for pair in node.value for child in pair]
-        sizes[id(node)] = min(1 + sum(_expanded_size(child, sizes) for child in children), MAX_YAML_VALUES + 1)
-    return sizes[id(node)]
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [child for pair in node.value for child in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
+
+
+def _expanded_size(root: yaml.Node, path: Path) -> int:
+    """How many values `root` stands for once its aliases are expanded, each shared node counted once
+    per use but walked once, so a nest of aliases is measured without being expanded. Walked with a
+    stack of its own, not Python's: an alias inside the value it names (`x: &r [*r]`) is a ConfigError."""
+    sizes: dict[int, int] = {}
+    walking: set[int] = set()  # the nodes from the root down to the one on top of the stack
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in sizes:
+            stack.pop()
+        elif id(node) not in walking:  # first visit: measure its children first
+            walking.add(id(node))
+            for child in _children(node):
+                if id(child) in walking:
+                    line = child.start_mark.line + 1
+                    raise ConfigError(
+                        f"{path}: line {line}: a YAML alias inside the value it names; expected a params file"
+                    )
+                stack.append(child)
+        else:
+            sizes[id(node)] = min(1 + sum(sizes[id(child)] for child in _children(node)), MAX_YAML_VALUES + 1)
+            walking.discard(id(node))
+            stack.pop()
+    return sizes[id(root)]
+
+
+def _check_depth(text: str, path: Path) -> None:
+    """Refuse a document nested deeper than `MAX_YAML_DEPTH` from PyYAML's events, which are read
+    without recursion, before its composer recurses once a level into a `RecursionError`."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                line = event.start_mark.line + 1
+                raise ConfigError(
+                    f"{path}: line {line}: nested more than {MAX_YAML_DEPTH} levels deep; expected a params file"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _read_yaml(text: str, path: Path):
-    """The document in `text`, refused (one line) where its aliases expand past `MAX_YAML_VALUES`."""
+    """The document in `text`, refused (one line) where it nests too deep, where an alias holds itself,
+    or where its aliases expand past `MAX_YAML_VALUES`."""
+    _check_depth(text, path)
     node = yaml.compose(text, Loader=yaml.SafeLoader)
-    if node is not None and _expanded_size(node, {}) > MAX_YAML_VALUES:
+    if node is not None and _expanded_size(node, path) > MAX_YAML_VALUES:
         raise ConfigError(
             f"{path}: its YAML aliases expand to more than {MAX_YAML_VALUES:,} values; expected a params file"
         )
     return yaml.safe_load(text)
 
 
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, refused (one line) where it is not a regular file (`/dev/zero` never ends, a
+    pipe may never start) or larger than `MAX_YAML_BYTES`; read with that cap, as a file may grow."""
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{path}: is a folder; expected a YAML file")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"{path}: not a regular file (a device or a pipe); expected a YAML file")
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_YAML_BYTES + 1)
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; expected a params file")
+    return raw
+
+
 def load_params(path: Path | str = "params.yaml") -> Params:
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = _read_bytes(path)
         data = _read_yaml(raw.decode("utf-8"), path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None
