@@ -21,7 +21,6 @@ from pipeline.jobs.replay import DataError
 from pipeline.jobs.tracking import TrackingError
 from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError, InferenceServerError
-from pipeline.nets.evaluator import use_device
 from pipeline.stores import StoreError
 from pipeline.threads import use_threads
 
@@ -100,6 +99,9 @@ def entry_point(main):
 
 
 def use_params_machine(params: Params) -> None:
-    """The torch threads and the device (CPU or GPU) the params ask for, in this process."""
+    """The torch threads and the device (CPU or GPU) the params ask for, in this process. The device is
+    imported here, not above: an entry point's argument and params errors come before torch's import."""
+    from pipeline.nets.evaluator import use_device
+
     use_threads(params.threads)
     use_device(params.device)
