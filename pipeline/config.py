@@ -51,6 +51,12 @@ MAX_SIDE_BY_SIDE = 65_536
 MAX_TREE_NODES = 2**27
 MAX_SEED = 2**63 - 1  # torch's manual_seed and numpy's generators take it
 MAX_WORKERS = 4096  # processes or Ray tasks at once
+MAX_MOVE_SECONDS = 3600.0  # a move searched by time: an hour; `inf` would never end the move
+MAX_EPOCHS = 1000  # passes over the training data a generation; 10^12 would train for ever in silence
+MAX_GENERATIONS = 10_000  # a sweep trial's generations; each costs a generation's self-play
+# Weights of the residual tower: ten times KataGo's largest (b40c256, 47 M). Training holds each one four
+# times (weights, gradients, Adam's two moments), every worker a copy: 2^28 of them take 4 GiB to train.
+MAX_NETWORK_PARAMETERS = 2**28
 Int = Annotated[int, BeforeValidator(_not_bool)]
 Float = Annotated[float, BeforeValidator(_not_bool)]
 Simulations = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIMULATIONS)]
@@ -68,6 +74,22 @@ class NetworkParams(Section):
     blocks: Int = Field(4, ge=1, le=100)  # ResNet-200 has 66 bottleneck blocks; KataGo's largest, 40
     channels: Int = Field(32, ge=4, le=1024)
     se_reduction: Int = Field(4, ge=1, le=1024)
+
+    def tower_parameters(self) -> int:
+        """The weights of the residual tower (`pipeline/nets/senet.py`), the heads left out: per block two
+        3x3 convolutions, two batch norms and the squeeze-and-excitation gate's two linear layers."""
+        c, hidden = self.channels, max(self.channels // self.se_reduction, 1)
+        return self.blocks * (2 * 9 * c * c + 2 * 2 * c + (c * hidden + hidden) + (hidden * c + c))
+
+    @model_validator(mode="after")
+    def _fits_in_memory(self) -> NetworkParams:
+        if (weights := self.tower_parameters()) > MAX_NETWORK_PARAMETERS:
+            raise ValueError(
+                f"blocks {self.blocks} x channels {self.channels}: {weights:,} parameters, {16 * weights / 2**30:,.0f}"
+                f" GiB to train (weights, gradients, Adam's moments); expected at most {MAX_NETWORK_PARAMETERS:,}"
+                f" ({16 * MAX_NETWORK_PARAMETERS / 2**30:,.0f} GiB): lower blocks or channels"
+            )
+        return self
 
 
 class ValueParams(Section):
@@ -151,7 +173,7 @@ class TrainParams(Section):
     learning_rate: Float = Field(1e-3, gt=0)
     lr_schedule: Literal["constant", "cosine"] = "constant"
     weight_decay: Float = Field(1e-4, ge=0)
-    epochs: Int = Field(4, ge=1)
+    epochs: Int = Field(4, ge=1, le=MAX_EPOCHS, description="passes over the replay window a generation")
     replay_window: Int = Field(4, ge=1, description="generations of self-play data kept for training")
     replay_window_growth: Int = Field(
         0, ge=0, description="0: the window is `replay_window` from the start; N: 1 generation, one more every N"
@@ -296,7 +318,9 @@ class SweepParams(Section):
     trials: Int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
     objective: Literal["strength", "strength_and_compute"] = "strength"
     pruner: Literal["median", "hyperband", "none"] = "median"
-    generations: Int = Field(3, ge=1, description="generations per trial, each with the base params' self-play cost")
+    generations: Int = Field(
+        3, ge=1, le=MAX_GENERATIONS, description="generations per trial, each with the base params' self-play cost"
+    )
     simulations_per_generation: Int | None = Field(
         None,
         ge=1,
@@ -320,7 +344,7 @@ class TeacherParams(Section):
         None, description="null: no teacher; a baseline of the player grammar: greedy, mce:50, uct:200, alphabeta:4"
     )
     games: Games = Field(2000, ge=1, description="the teacher's games against itself")
-    epochs: Int = Field(4, ge=1, description="passes over them (train's other settings)")
+    epochs: Int = Field(4, ge=1, le=MAX_EPOCHS, description="passes over them (train's other settings)")
 
 
 class BackendParams(Section):

@@ -50,6 +50,14 @@ def with_(**changes):
         (with_(search={"greedy_playout_weight": 1.5}), "search.greedy_playout_weight: .*less than or equal to 1"),
         (with_(network={"blocks": 10**8}), "network.blocks: .*less than or equal to 100"),
         (with_(network={"channels": 10**9}), "network.channels: .*less than or equal to 1024"),
+        (
+            with_(network={"blocks": 100, "channels": 1024}),
+            r"network: blocks 100 x channels 1024: 1,940,403,200 parameters, 29 GiB to train .*expected at most",
+        ),
+        (with_(train={"epochs": 1e12}), r"train.epochs: .*less than or equal to 1000 \(got 1000000000000.0\)"),
+        (with_(teacher={"epochs": 1e12}), "teacher.epochs: .*less than or equal to 1000"),
+        (with_(sweep={"generations": 1e12}), "sweep.generations: .*less than or equal to 10000"),
+        (with_(game="pig(players=\u0663)"), r"game: .*option 'players=\u0663' must be name=integer"),  # an Arabic 3
         (with_(train={"batch_size": 10**13}), "train.batch_size: .*less than or equal to 65536"),
         (with_(workers=10**8), "workers: .*less than or equal to 4096"),
         (with_(seed=-1), "seed: .*greater than or equal to 0"),
