@@ -82,6 +82,9 @@ def entry_point(main):
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         for noisy in ("pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric", "alembic"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
+        # MLflow logs a failed database write with its traceback, then raises it: the error line says it once
+        # (the logger says nothing else but that it creates a new store's tables)
+        logging.getLogger("mlflow.store.db.utils").setLevel(logging.CRITICAL)
         use_threads(0)  # follow the free cores unless the command or its params say otherwise
         try:
             main(sys.argv[1:] if argv is None else argv)
