@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import reprlib
+import stat
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -50,6 +51,12 @@ MAX_SIDE_BY_SIDE = 65_536
 MAX_TREE_NODES = 2**27
 MAX_SEED = 2**63 - 1  # torch's manual_seed and numpy's generators take it
 MAX_WORKERS = 4096  # processes or Ray tasks at once
+MAX_MOVE_SECONDS = 3600.0  # a move searched by time: an hour; `inf` would never end the move
+MAX_EPOCHS = 1000  # passes over the training data a generation; 10^12 would train for ever in silence
+MAX_GENERATIONS = 10_000  # a sweep trial's generations; each costs a generation's self-play
+# Weights of the residual tower: ten times KataGo's largest (b40c256, 47 M). Training holds each one four
+# times (weights, gradients, Adam's two moments), every worker a copy: 2^28 of them take 4 GiB to train.
+MAX_NETWORK_PARAMETERS = 2**28
 Int = Annotated[int, BeforeValidator(_not_bool)]
 Float = Annotated[float, BeforeValidator(_not_bool)]
 Simulations = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIMULATIONS)]
@@ -67,6 +74,22 @@ class NetworkParams(Section):
     blocks: Int = Field(4, ge=1, le=100)  # ResNet-200 has 66 bottleneck blocks; KataGo's largest, 40
     channels: Int = Field(32, ge=4, le=1024)
     se_reduction: Int = Field(4, ge=1, le=1024)
+
+    def tower_parameters(self) -> int:
+        """The weights of the residual tower (`pipeline/nets/senet.py`), the heads left out: per block two
+        3x3 convolutions, two batch norms and the squeeze-and-excitation gate's two linear layers."""
+        c, hidden = self.channels, max(self.channels // self.se_reduction, 1)
+        return self.blocks * (2 * 9 * c * c + 2 * 2 * c + (c * hidden + hidden) + (hidden * c + c))
+
+    @model_validator(mode="after")
+    def _fits_in_memory(self) -> NetworkParams:
+        if (weights := self.tower_parameters()) > MAX_NETWORK_PARAMETERS:
+            raise ValueError(
+                f"blocks {self.blocks} x channels {self.channels}: {weights:,} parameters, {16 * weights / 2**30:,.0f}"
+                f" GiB to train (weights, gradients, Adam's moments); expected at most {MAX_NETWORK_PARAMETERS:,}"
+                f" ({16 * MAX_NETWORK_PARAMETERS / 2**30:,.0f} GiB): lower blocks or channels"
+            )
+        return self
 
 
 class ValueParams(Section):
@@ -150,7 +173,7 @@ class TrainParams(Section):
     learning_rate: Float = Field(1e-3, gt=0)
     lr_schedule: Literal["constant", "cosine"] = "constant"
     weight_decay: Float = Field(1e-4, ge=0)
-    epochs: Int = Field(4, ge=1)
+    epochs: Int = Field(4, ge=1, le=MAX_EPOCHS, description="passes over the replay window a generation")
     replay_window: Int = Field(4, ge=1, description="generations of self-play data kept for training")
     replay_window_growth: Int = Field(
         0, ge=0, description="0: the window is `replay_window` from the start; N: 1 generation, one more every N"
@@ -295,7 +318,9 @@ class SweepParams(Section):
     trials: Int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
     objective: Literal["strength", "strength_and_compute"] = "strength"
     pruner: Literal["median", "hyperband", "none"] = "median"
-    generations: Int = Field(3, ge=1, description="generations per trial, each with the base params' self-play cost")
+    generations: Int = Field(
+        3, ge=1, le=MAX_GENERATIONS, description="generations per trial, each with the base params' self-play cost"
+    )
     simulations_per_generation: Int | None = Field(
         None,
         ge=1,
@@ -319,7 +344,7 @@ class TeacherParams(Section):
         None, description="null: no teacher; a baseline of the player grammar: greedy, mce:50, uct:200, alphabeta:4"
     )
     games: Games = Field(2000, ge=1, description="the teacher's games against itself")
-    epochs: Int = Field(4, ge=1, description="passes over them (train's other settings)")
+    epochs: Int = Field(4, ge=1, le=MAX_EPOCHS, description="passes over them (train's other settings)")
     temperature: Float = Field(
         0.0,
         ge=0,
@@ -549,33 +574,90 @@ def parse_params(data: dict, source: str = "params.yaml") -> Params:
 
 
 MAX_YAML_VALUES = 100_000  # a params file has a few hundred; YAML aliases could make one of billions
+MAX_YAML_DEPTH = 64  # a params file nests four deep; PyYAML's reader recurses once a level
+MAX_YAML_BYTES = 4 * 2**20  # a params file is a few kilobytes
 
 
-def _expanded_size(node: yaml.Node, sizes: dict[int, int]) -> int:
-    """How many values `node` stands for once its aliases are expanded, each shared node counted once
-    per use but walked once (`sizes`), so a nest of aliases is measured without being expanded."""
-    if id(node) not in sizes:
-        children = node.value if isinstance(node, yaml.SequenceNode) else []
-        if isinstance(node, yaml.MappingNode):
-            children = [child for pair in node.value for child in pair]
-        sizes[id(node)] = min(1 + sum(_expanded_size(child, sizes) for child in children), MAX_YAML_VALUES + 1)
-    return sizes[id(node)]
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [child for pair in node.value for child in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
+
+
+def _expanded_size(root: yaml.Node, path: Path) -> int:
+    """How many values `root` stands for once its aliases are expanded, each shared node counted once
+    per use but walked once, so a nest of aliases is measured without being expanded. Walked with a
+    stack of its own, not Python's: an alias inside the value it names (`x: &r [*r]`) is a ConfigError."""
+    sizes: dict[int, int] = {}
+    walking: set[int] = set()  # the nodes from the root down to the one on top of the stack
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        if id(node) in sizes:
+            stack.pop()
+        elif id(node) not in walking:  # first visit: measure its children first
+            walking.add(id(node))
+            for child in _children(node):
+                if id(child) in walking:
+                    line = child.start_mark.line + 1
+                    raise ConfigError(
+                        f"{path}: line {line}: a YAML alias inside the value it names; expected a params file"
+                    )
+                stack.append(child)
+        else:
+            sizes[id(node)] = min(1 + sum(sizes[id(child)] for child in _children(node)), MAX_YAML_VALUES + 1)
+            walking.discard(id(node))
+            stack.pop()
+    return sizes[id(root)]
+
+
+def _check_depth(text: str, path: Path) -> None:
+    """Refuse a document nested deeper than `MAX_YAML_DEPTH` from PyYAML's events, which are read
+    without recursion, before its composer recurses once a level into a `RecursionError`."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                line = event.start_mark.line + 1
+                raise ConfigError(
+                    f"{path}: line {line}: nested more than {MAX_YAML_DEPTH} levels deep; expected a params file"
+                )
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
 
 
 def _read_yaml(text: str, path: Path):
-    """The document in `text`, refused (one line) where its aliases expand past `MAX_YAML_VALUES`."""
+    """The document in `text`, refused (one line) where it nests too deep, where an alias holds itself,
+    or where its aliases expand past `MAX_YAML_VALUES`."""
+    _check_depth(text, path)
     node = yaml.compose(text, Loader=yaml.SafeLoader)
-    if node is not None and _expanded_size(node, {}) > MAX_YAML_VALUES:
+    if node is not None and _expanded_size(node, path) > MAX_YAML_VALUES:
         raise ConfigError(
             f"{path}: its YAML aliases expand to more than {MAX_YAML_VALUES:,} values; expected a params file"
         )
     return yaml.safe_load(text)
 
 
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, refused (one line) where it is not a regular file (`/dev/zero` never ends, a
+    pipe may never start) or larger than `MAX_YAML_BYTES`; read with that cap, as a file may grow."""
+    mode = path.stat().st_mode
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{path}: is a folder; expected a YAML file")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"{path}: not a regular file (a device or a pipe); expected a YAML file")
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_YAML_BYTES + 1)
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; expected a params file")
+    return raw
+
+
 def load_params(path: Path | str = "params.yaml") -> Params:
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = _read_bytes(path)
         data = _read_yaml(raw.decode("utf-8"), path)
     except FileNotFoundError:
         raise ConfigError(f"{path}: file not found") from None

@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import re
 
-# scheme://user:password@host. A password may hold what drivers accept raw ('/', spaces, '@'), so it
-# runs to the last '@' of the line: masking too much of a line is safe, too little is not.
-_URL_PASSWORD = re.compile(r"(?P<user>[A-Za-z][\w+.-]*://[^/@:\s]*:)[^\n]*@")
-# libpq's `?password=...` in a URL, and `password=...` in a key-value DSN (quoted values may hold spaces).
-_KEY_PASSWORD = re.compile(r"(?P<key>\bpassword\s*=\s*)(?:'(?:[^'\\]|\\.)*'|[^&\s]+)", re.IGNORECASE)
+# scheme://user:password@host, for any scheme (SQLAlchemy's `dialect+driver`, http, redis, ...). Either
+# part may hold what drivers accept raw (spaces, '/', ':', '@'), so the user runs to the first ':' and
+# the password to the last '@' of the line: masking too much of a line is safe, too little is not.
+_URL_PASSWORD = re.compile(r"(?P<user>[A-Za-z][\w+.-]*://[^:\n]*:)[^\n]*@")
+# A password given by key: libpq's `?password=` in a URL and `password=...` in a key-value DSN, ODBC's
+# `PWD=...`, `PGPASSWORD=...` in the environment, `"password": "..."` in JSON or a Python dict. A quoted
+# value ends at its quote; an unquoted one at '&' or ';', or where the next `key=` starts: libpq reads
+# `password=S3c ret` as the password `S3c` and a stray word `ret`, which its error message quotes. A
+# value masked already stays `***`, so a masked line can be masked again without losing its words.
+_KEY = r"\b\w*(?:password|passwd|pwd)\b"
+_QUOTED = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\{[^}\n]*\}"
+_KEY_PASSWORD = re.compile(
+    rf"(?P<key>{_KEY}\s*(?:=|%3D)\s*)(?:{_QUOTED}|\*\*\*(?=[\s:;&]|$)|(?:(?!\s+[\w%]+\s*=)[^&;\n])+)"
+    rf"|(?P<quoted_key>[\"']{_KEY}[\"']\s*:\s*)(?:{_QUOTED})",
+    re.IGNORECASE,
+)
 
 
 def mask_passwords(text: str) -> str:
     """`postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`, and the same for every
-    form the drivers read: a raw '/', space or '@' in the password, `?password=`, `password='...'`."""
-    return _KEY_PASSWORD.sub(r"\g<key>***", _URL_PASSWORD.sub(r"\g<user>***@", text))
+    form the drivers read: any character in the user or the password, `?password=`, `password='...'`,
+    `PWD=...`, `PGPASSWORD=...`."""
+    text = _URL_PASSWORD.sub(r"\g<user>***@", text)
+    return _KEY_PASSWORD.sub(lambda found: (found["key"] or found["quoted_key"]) + "***", text)

@@ -6,7 +6,9 @@ in one line that names the store with its password masked."""
 from __future__ import annotations
 
 import base64
+import importlib.metadata
 import os
+import re
 import shutil
 import socket
 import sqlite3
@@ -20,6 +22,22 @@ from pipeline.credentials import mask_passwords
 
 TIMEOUT_S = 5  # per connection attempt: a store that does not answer by then is reported, not waited for
 DATABASES = ("postgresql", "mysql", "mssql", "oracle")  # SQLAlchemy URLs (`postgresql+psycopg://...`)
+# The schemes MLflow builds a tracking and a registry store for (besides plugins' own): any other fails
+# only when the stage first logs, after its games, in an exception that quotes the URI whole.
+MLFLOW_SCHEMES = (
+    "sqlite",
+    "postgresql",
+    "mysql",
+    "mssql",
+    "http",
+    "https",
+    "file",
+    "databricks",
+    "databricks-uc",
+    "uc",
+)
+_SCHEME = re.compile(r"([A-Za-z][\w+.-]*):")
+_KEY_VALUE_DSN = re.compile(r"\s*\w+\s*=")  # libpq's `host=db user=ada password=...`
 
 
 class StoreError(ValueError):
@@ -34,17 +52,42 @@ def sqlite_file(uri: str) -> Path | None:
 def check_store(uri: str, what: str = "MLflow store") -> None:
     """Raise `StoreError` in one line where the store at `uri` cannot be used: a SQLite file that cannot
     be written, an HTTP server where nothing answers or that refuses the credentials of the environment,
-    a database server that cannot be reached or refuses the login. Other schemes pass unchecked."""
-    scheme = uri.split(":", 1)[0].lower()
+    a database server that cannot be reached or refuses the login, a scheme MLflow does not take. Others
+    (a local folder, Databricks) pass unchecked."""
     try:
+        scheme, known = store_scheme(uri), mlflow_schemes()
+        if scheme not in known:
+            raise StoreError(unknown_scheme(scheme, known))
         if scheme == "sqlite":
             _check_sqlite(uri)
         elif scheme in ("http", "https"):
             _check_http(uri)
-        elif scheme.split("+")[0] in DATABASES:
+        elif scheme in DATABASES:
             _check_database(uri)
     except StoreError as err:
         raise StoreError(f"{what} {mask_passwords(uri)}: {err}") from None
+
+
+def store_scheme(uri: str) -> str:
+    """The URI's scheme, without its driver (`postgresql+psycopg` -> `postgresql`); "" for a local path.
+    A key-value DSN is no URI that MLflow or SQLAlchemy reads: a `StoreError`, its password masked by
+    the caller's line."""
+    if _KEY_VALUE_DSN.match(uri):
+        raise StoreError("a key-value DSN, not a URL; expected postgresql://USER@HOST/DB (the password in PGPASSWORD)")
+    found = _SCHEME.match(uri)
+    return found[1].split("+")[0].lower() if found else ""
+
+
+def mlflow_schemes() -> tuple[str, ...]:
+    """`MLFLOW_SCHEMES`, "" (a local folder) and those of installed MLflow store plugins."""
+    plugins = importlib.metadata.entry_points(group="mlflow.tracking_store")
+    return ("", *MLFLOW_SCHEMES, *(plugin.name for plugin in plugins))
+
+
+def unknown_scheme(scheme: str, known: tuple[str, ...]) -> str:
+    """One line naming the schemes a store takes, with the spelling SQLAlchemy 1.4 dropped put right."""
+    hint = "; postgres:// is spelt postgresql://" if scheme == "postgres" else ""
+    return f"unknown scheme {scheme}://; expected one of {', '.join(s + '://' for s in known if s)}{hint}"
 
 
 def _check_sqlite(uri: str) -> None:

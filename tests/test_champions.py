@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import tomllib
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,8 @@ from pipeline.commands import analyse, match, play
 from pipeline.config import load_params
 from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
-from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, save_checkpoint
+from pipeline.nets import CheckpointError
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, save_checkpoint, weights_digest
 from pipeline.nets.senet import NetworkShape, SENet
 
 CARD_KEYS = ("game", "generation", "network", "source", "params", "training", "figures", "reproduce")  # every card's
@@ -58,6 +60,39 @@ def test_the_card_describes_the_checkpoint(name):
 
         assert torch.load(path, weights_only=True)["params_hash"] == card["params_hash"]
     assert champions.summary(name).endswith(f"its card: python -m pipeline champions {name}")
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_shipped_champion_carries_the_digest_of_its_weights(name):
+    payload = torch.load(champions.checkpoint_path(name), map_location="cpu", weights_only=True)
+    assert payload.get("weights_sha256") == weights_digest(payload["state_dict"])
+
+
+def flip_weight_bytes(path: Path, count: int = 8) -> None:
+    """Invert `count` bytes amid the largest tensor's data: the zip archive stays readable, as after a
+    bad disk sector or a download cut and resumed wrong, and torch's reader loads it without a word."""
+    with zipfile.ZipFile(path) as archive:
+        largest = max((i for i in archive.infolist() if "/data/" in i.filename), key=lambda i: i.file_size)
+    data = bytearray(path.read_bytes())
+    header = largest.header_offset  # 30 bytes, then the name and the extra field, their lengths at 26 and 28
+    name_length, extra_length = (int.from_bytes(data[header + at : header + at + 2], "little") for at in (26, 28))
+    start = header + 30 + name_length + extra_length
+    middle = start + largest.file_size // 2
+    data[middle : middle + count] = bytes(b ^ 0xFF for b in data[middle : middle + count])
+    path.write_bytes(data)
+
+
+def test_a_champion_whose_weights_changed_is_refused_in_one_line(tmp_path):
+    damaged = tmp_path / "tictacmo.ckpt"
+    damaged.write_bytes(champions.checkpoint_path("tictacmo").read_bytes())
+    flip_weight_bytes(damaged)
+    with pytest.raises(CheckpointError, match=r"damaged checkpoint \(its weights do not match their checksum\)$"):
+        load_checkpoint(damaged)
+    done = command("match", str(damaged), "uct:4", stdin="", cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"error: {damaged}: damaged checkpoint (its weights do not match their checksum)"
+    ]
 
 
 @pytest.mark.parametrize("name", SHIPPED)

@@ -79,6 +79,15 @@ def test_a_reader_that_stops_early_gets_no_traceback():
         (["connect4_benchmark", "connect4", "--simulations", "-1"], "--simulations: expected an integer of at least 0"),
         (["connect4_benchmark", "connect4", "--positions", "0"], "--positions: expected a positive integer, got 0"),
         (["connect4_benchmark", "connect4", "--c-puct", "nan"], "--c-puct: expected a positive number, got nan"),
+        (["match", "tictacmo", "uct:4", "--move-time", "inf"], "--move-time: expected seconds above 0, at most 3,600"),
+        (["match", "tictacmo", "uct:4", "--move-time", "nan"], "--move-time: expected seconds above 0, at most 3,600"),
+        (["match", "tictacmo", "uct:4", "--move-time", "-1"], "--move-time: expected seconds above 0, at most 3,600"),
+        (["match", "tictacmo", "uct:99999999s"], "uct:99999999s: neither a checkpoint file nor a baseline"),
+        (["match", "tictacmo", "uct:\u0663"], "uct:\u0663: neither a checkpoint file nor a baseline"),  # an Arabic 3
+        (["match", "tictacmo", "uct:\u00b2"], "uct:\u00b2: neither a checkpoint file nor a baseline"),  # a superscript
+        (["match", "tictacmo", ""], "'': neither a checkpoint file nor a baseline"),
+        (["match", "", "uct:4"], "'': neither a checkpoint file nor a shipped champion"),
+        (["match", "uct:4", "random", "--game", "x" * 5000], "unknown game 'xxxxxxxx"),
     ],
 )
 def test_a_number_no_machine_can_use_is_one_error_line(argv, message, capsys):
@@ -88,4 +97,30 @@ def test_a_number_no_machine_can_use_is_one_error_line(argv, message, capsys):
         main(argv)
     err = capsys.readouterr().err
     assert stopped.value.code in (1, 2) and "Traceback" not in err
-    assert message in err.strip().splitlines()[-1]
+    assert message in err.strip().splitlines()[-1] and len(err.strip().splitlines()[-1]) < 400
+
+
+BAD_PARAMS = {"recursive.yaml": "x: &r [*r]\n", "unknown-game.yaml": "game: chess\ngenerations: [{gen: 1, prev: 0}]\n"}
+NO_HEAVY_IMPORT = """
+import sys
+from pipeline.commands import main
+try:
+    main(sys.argv[1:])
+finally:
+    print(sorted(m for m in ("torch", "mlflow", "optuna", "pytorch_lightning") if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("name", sorted(BAD_PARAMS))
+@pytest.mark.parametrize(
+    "argv", [["match", "tictacmo", "uct:4"], ["sweep"], ["play", "tictacmo"], ["analyse", "tictacmo"]]
+)
+def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported(argv, name, tmp_path):
+    """Those imports take seconds, a minute on a loaded machine: a bad file must not wait for them."""
+    path = tmp_path / name
+    path.write_text(BAD_PARAMS[name])
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", NO_HEAVY_IMPORT, *argv, "--params", str(path)], env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 1 and done.stdout == "[]\n"
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"error: {path}: ")

@@ -1,10 +1,12 @@
 """params.yaml validation: one line naming the field and what was expected."""
 
+import os
+
 import pytest
 import yaml
 from shipped import ROOT, shipped_params
 
-from pipeline.config import ConfigError, load_params, parse_params
+from pipeline.config import MAX_YAML_BYTES, ConfigError, load_params, parse_params
 
 BASE = {"game": "tictacmo", "generations": [{"gen": 1, "prev": 0}]}
 
@@ -48,6 +50,14 @@ def with_(**changes):
         (with_(search={"greedy_playout_weight": 1.5}), "search.greedy_playout_weight: .*less than or equal to 1"),
         (with_(network={"blocks": 10**8}), "network.blocks: .*less than or equal to 100"),
         (with_(network={"channels": 10**9}), "network.channels: .*less than or equal to 1024"),
+        (
+            with_(network={"blocks": 100, "channels": 1024}),
+            r"network: blocks 100 x channels 1024: 1,940,403,200 parameters, 29 GiB to train .*expected at most",
+        ),
+        (with_(train={"epochs": 1e12}), r"train.epochs: .*less than or equal to 1000 \(got 1000000000000.0\)"),
+        (with_(teacher={"epochs": 1e12}), "teacher.epochs: .*less than or equal to 1000"),
+        (with_(sweep={"generations": 1e12}), "sweep.generations: .*less than or equal to 10000"),
+        (with_(game="pig(players=\u0663)"), r"game: .*option 'players=\u0663' must be name=integer"),  # an Arabic 3
         (with_(train={"batch_size": 10**13}), "train.batch_size: .*less than or equal to 65536"),
         (with_(workers=10**8), "workers: .*less than or equal to 4096"),
         (with_(seed=-1), "seed: .*greater than or equal to 0"),
@@ -152,7 +162,7 @@ def test_unreadable_files_fail_clearly(tmp_path):
     broken.write_bytes("game: tictacmo\nseed: 0 # \u00e9\n".encode("latin-1"))
     with pytest.raises(ConfigError, match="params.yaml: line 2 is not UTF-8 text; expected a YAML file in UTF-8"):
         load_params(broken)
-    with pytest.raises(ConfigError, match=r": cannot be read \(Is a directory\); expected a YAML file"):
+    with pytest.raises(ConfigError, match=r": is a folder; expected a YAML file"):
         load_params(tmp_path)
 
 
@@ -176,6 +186,40 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
     bomb.write_text("\n".join([*lines, "game: tictacmo", "search: {c_puct: *a9}"]))
     with pytest.raises(ConfigError, match=r"aliases expand to more than 100,000 values"):
         load_params(bomb)
+
+
+DEEP = 20_000
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("game: tictacmo\nx: &r [*r]\n", r"line 2: a YAML alias inside the value it names"),
+        ("game: tictacmo\nx: &r {a: {b: *r}}\n", r"line 2: a YAML alias inside the value it names"),
+        ("x: &r [1, *r]\ngame: tictacmo\nsearch: {c_puct: *r}\n", r"line 1: a YAML alias inside the value it names"),
+        ("game: " + "[" * DEEP + "]" * DEEP + "\n", r"line 1: nested more than 64 levels deep"),
+        ("".join(f"{' ' * i}k{i}:\n" for i in range(DEEP // 10)), r"line 65: nested more than 64 levels deep"),
+    ],
+)
+def test_yaml_that_would_recurse_without_end_is_one_line_naming_the_file(tmp_path, text, message):
+    """PyYAML's composer and a walk of the nodes recurse once a level: these gave a RecursionError."""
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{path}: {message}; expected a params file$"):
+        load_params(path)
+
+
+def test_a_file_that_never_ends_or_is_huge_is_refused_before_it_is_read_whole(tmp_path):
+    with pytest.raises(ConfigError, match=r"^/dev/zero: not a regular file \(a device or a pipe\); expected a YAML"):
+        load_params("/dev/zero")
+    pipe = tmp_path / "pipe.yaml"
+    os.mkfifo(pipe)  # opening it would wait for a writer forever
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_params(pipe)
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("# " + "x" * (MAX_YAML_BYTES + 1))
+    with pytest.raises(ConfigError, match=rf"^{huge}: larger than 4 MB; expected a params file$"):
+        load_params(huge)
 
 
 def test_a_nest_of_aliases_under_a_field_is_quoted_short():

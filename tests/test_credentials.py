@@ -1,31 +1,99 @@
-"""Every form of a password the database drivers accept is masked in what the project prints or logs."""
+"""Every form of a password the database drivers, MLflow and Optuna accept is masked in what the project
+prints or logs."""
+
+import os
+import subprocess
+import sys
 
 import pytest
+import yaml
+from shipped import ROOT, shipped_params
 
 from pipeline.credentials import mask_passwords
+
+# (text holding a password, the password): URLs of every scheme the stores take, with any character in
+# the user or the password, key-value DSNs, ODBC strings, environment lines, dicts.
+SECRET_FORMS = [
+    ("postgresql+psycopg://ada:Zq7x@127.0.0.1:5432/optuna", "Zq7x"),
+    ("postgresql+psycopg2://ada:Zq7x@db/optuna", "Zq7x"),
+    ("postgres://u:Zq7x@127.0.0.1:1/db", "Zq7x"),
+    ("postgresql://ada:Zq/7x@db/optuna", "Zq/7x"),  # a raw '/'
+    ("error: MLflow store postgresql://ada:Zq 7x@db/mlflow: refuses the login", "Zq 7x"),  # a space
+    ("postgresql://my user:Zq7x@127.0.0.1:1/db", "Zq7x"),  # a space in the user
+    ("postgresql://a@b:Zq7x@db/optuna", "Zq7x"),  # a raw '@' in the user
+    ("postgresql://ada:Zq@7x@db/optuna", "Zq@7x"),  # a raw '@' in the password
+    ("postgresql://ada:Zq:7x@db/optuna", "Zq:7x"),  # a ':' in the password
+    ("postgresql://:Zq7x@db/optuna", "Zq7x"),  # no user
+    ("mysql://ada:Zq%40x7@db/optuna", "Zq%40x7"),  # percent-encoded
+    ("mysql+pymysql://ada:Zq7x@db/optuna", "Zq7x"),
+    ("mssql+pyodbc://ada:Zq7x@dsn_name", "Zq7x"),
+    ("oracle+oracledb://ada:Zq7x@db:1521/?service_name=x", "Zq7x"),
+    ("http://ada:Zq7x@127.0.0.1:5000", "Zq7x"),
+    ("https://ada:Zq7x@mlflow.example.org/", "Zq7x"),
+    ("databricks://ada:Zq7x@workspace", "Zq7x"),
+    ("postgresql://ada@db/optuna?sslmode=require&password=Zq7x", "Zq7x"),  # libpq's query parameter
+    ("postgresql:///optuna?host=/run/postgresql&password=Zq7x", "Zq7x"),
+    ("host=db user=ada password=Zq7x dbname=optuna", "Zq7x"),  # a key-value DSN
+    ("host=db user=ada password = 'Zq 7x' dbname=optuna", "Zq 7x"),
+    ("host=db user=ada password=Zq7x MORE", "Zq7x MORE"),  # unquoted: libpq's error quotes 'MORE'
+    ("host=db password=Zq7x MORE dbname=optuna", "Zq7x MORE"),
+    ("mssql+pyodbc:///?odbc_connect=DRIVER={ODBC};SERVER=db;UID=ada;PWD={Zq;7x};", "Zq;7x"),
+    ("mssql+pyodbc:///?odbc_connect=DRIVER%3D%7BODBC%7D%3BUID%3Dada%3BPWD%3DZq7x", "Zq7x"),
+    ("PGPASSWORD=Zq7x python -m pipeline sweep", "Zq7x"),
+    ("MLFLOW_TRACKING_PASSWORD='Zq 7x'", "Zq 7x"),
+    ("connect_args: {'password': 'Zq 7x', 'host': 'db'}", "Zq 7x"),
+    ('{"user": "ada", "password": "Zq 7x"}', "Zq 7x"),
+]
+
+
+def secret_pieces(secret: str) -> list[str]:
+    """The password and each word of it: none may be printed, not even the part after a space."""
+    return [secret, *secret.split()]
+
+
+@pytest.mark.parametrize(("text", "secret"), SECRET_FORMS)
+def test_a_password_in_any_form_the_stores_read_is_masked(text, secret):
+    masked = mask_passwords(text)
+    assert "***" in masked
+    for piece in secret_pieces(secret):
+        assert piece not in masked
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "postgresql+psycopg://ada:S3cret@127.0.0.1:5432/optuna",
-        "postgresql://ada:S3c/ret@db/optuna",  # a raw '/'
-        "error: MLflow store postgresql://ada:S3c ret@db/mlflow: refuses the login",  # a space
-        "postgresql://ada:S3c@ret@db/optuna",  # a raw '@'
-        "mysql+pymysql://ada:S3c%2Fret@db/optuna",  # percent-encoded
-        "postgresql://ada@db/optuna?sslmode=require&password=S3cret",  # libpq's query parameter
-        "postgresql:///optuna?host=/run/postgresql&password=S3cret",
-        "host=db user=ada password=S3cret dbname=optuna",  # a key-value DSN
-        "host=db user=ada password = 'S3c ret' dbname=optuna",
-        "http://ada:S3cret@127.0.0.1:5000",
-        "https://ada:S3cret@mlflow.example.org/",
+        "postgresql://ada@db/optuna",
+        "postgresql://ada@db:5432/optuna",
+        "http://127.0.0.1:5000/api",
+        "sqlite:///mlflow.db",
+        "host=db user=ada dbname=optuna",
+        "password_file=/etc/pw",
     ],
 )
-def test_a_password_in_any_form_the_drivers_read_is_masked(text):
-    masked = mask_passwords(text)
-    assert "S3c" not in masked and "ret@" not in masked and "***" in masked
-
-
-@pytest.mark.parametrize("text", ["postgresql://ada@db/optuna", "http://127.0.0.1:5000/api", "sqlite:///mlflow.db"])
 def test_text_without_a_password_is_left_as_it_is(text):
     assert mask_passwords(text) == text
+
+
+@pytest.mark.parametrize(
+    ("argv", "secret"),
+    [
+        (["compare", "--tracking-uri", "postgres://u:Zq7x@127.0.0.1:1/db"], "Zq7x"),  # MLflow takes no postgres://
+        (["compare", "--tracking-uri", "postgresql://my user:Zq7x@127.0.0.1:1/db"], "Zq7x"),
+        (["compare", "--tracking-uri", "host=127.0.0.1 port=1 password=Zq7x MORE"], "Zq7x MORE"),  # no scheme
+        (["compare", "--tracking-uri", "mysql+pymysql://a@b:Zq 7x@127.0.0.1:1/db"], "Zq 7x"),
+        (["sweep", "--storage", "postgresql://u:Zq7x@127.0.0.1:xx/db"], "Zq7x"),  # a port that is no number
+        (["sweep", "--storage", "postgresql://my user:Zq@7x@127.0.0.1:1/db"], "Zq@7x"),
+        (["sweep", "--storage", "host=127.0.0.1 port=1 password=Zq7x MORE"], "Zq7x MORE"),
+    ],
+)
+def test_a_store_the_command_cannot_use_is_one_line_without_its_password(argv, secret, tmp_path):
+    """The real command line, in a folder of its own: MLflow's and SQLAlchemy's own errors quote the URL."""
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(shipped_params()))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pipeline", *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "***" in done.stderr
+    for piece in secret_pieces(secret):
+        assert piece not in done.stdout + done.stderr

@@ -64,4 +64,4 @@ def test_match_plays_timed_players_and_refuses_a_time_below_zero(capsys):
     assert (result["first"], result["second"], result["games"]) == ("mce:1ms", "uct:1ms", 2)
     with pytest.raises(SystemExit):
         main(["tictactoe", "uct:4", "--move-time", "0"])
-    assert capsys.readouterr().err == "error: --move-time: expected seconds above 0, got 0.0\n"
+    assert capsys.readouterr().err == "error: --move-time: expected seconds above 0, at most 3,600, got 0.0\n"

@@ -2,6 +2,7 @@
 run that its re-run ends KILLED; logged params never show a password; each setting of the params is
 a parent run of its own, named for the DVC experiment that ran it, and a curve holds one value a step."""
 
+import json
 import os
 import signal
 import socket
@@ -195,3 +196,75 @@ def test_compare_against_a_server_where_nothing_answers_is_one_line(capsys):
     assert capsys.readouterr().err.splitlines() == [
         f"error: MLflow store http://127.0.0.1:{port}: nothing answers at 127.0.0.1:{port} (Connection refused)"
     ]
+
+
+FULL_DISK_STAGE = """
+import sys
+from pathlib import Path
+from pipeline.atomic import write_json
+from pipeline.config import parse_params
+from pipeline.jobs.entry import entry_point
+from pipeline.jobs.tracking import stage_run, warm_up
+
+disk, order = Path(sys.argv[1]), sys.argv[2]
+params = parse_params({"game": "tictactoe", "generations": [{"gen": 1, "prev": 0}],
+                       "tracking": {"tracking_uri": f"sqlite:///{disk / 'mlflow.db'}"}})
+
+
+def fill_the_disk():
+    with open(disk / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(bytes(2**20))
+        except OSError:
+            pass
+
+
+@entry_point
+def main(argv):
+    warm_up(params)  # the store's check passes: the disk still has room
+    with stage_run(params, "selfplay", 1) as run:
+        run.log_metrics({"games": 1.0})
+        if order == "output_first":
+            write_json(disk / "metrics.json", {"games": 1})
+        fill_the_disk()  # as another process would, mid-stage
+        if order == "full_first":
+            write_json(disk / "metrics.json", {"games": 1})
+        run.log_metrics({"samples": 9.0})
+
+
+main([])
+"""
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 24 MB tmpfs: room for the store's check (16 MB free) and little more. Mounting takes root."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small filesystem here ({mounted.stderr.decode().strip() or 'not root'})")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=True)
+
+
+@pytest.mark.parametrize("order", ["output_first", "full_first"])
+def test_a_disk_that_fills_mid_stage_is_one_line_and_the_output_is_whole_or_absent(small_disk, order):
+    """The store's check passed, then the disk filled: MLflow's SQLite store answered "database or disk is
+    full" through 500 lines and 16 tracebacks; an output is written whole before, or not at all after."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", FULL_DISK_STAGE, str(small_disk), order], env=env,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    if order == "output_first":
+        assert done.stderr.splitlines() == [
+            f"error: MLflow store sqlite:///{small_disk}/mlflow.db: database or disk is full"
+        ]
+        assert json.loads((small_disk / "metrics.json").read_text()) == {"games": 1}
+    else:
+        assert done.stderr.splitlines() == [
+            f"error: {small_disk / 'metrics.json'}: cannot be written (No space left on device)"
+        ]
+        assert not (small_disk / "metrics.json").exists()
+    assert not [path.name for path in small_disk.iterdir() if path.name.endswith(".tmp")], "no temporary file is left"

@@ -18,7 +18,7 @@ from pathlib import Path
 from pipeline import champions
 from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.agents.spec import AgentSpec
-from pipeline.config import MAX_SIMULATIONS
+from pipeline.config import MAX_MOVE_SECONDS, MAX_SIMULATIONS
 
 # What N means for the kinds that take one; the others take none.
 NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total", "mce": "playouts"}
@@ -27,7 +27,7 @@ BASELINES = ("uct", "mce", "alphabeta", "hold", "greedy", "random", "solver", "o
 SEATS = ("human", "az", "uct", "mce", "greedy", "random")  # who can sit at `play`'s table
 OPTIONAL_NUMBER = ("uct", "az")  # their N may default to a command's budget (`play --sims`)
 TIMED = ("uct", "az", "mce")  # their N may be a time a move instead: `uct:0.5s`, `mce:200ms`
-_TIME = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(s|ms)")
+_TIME = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(s|ms)")  # ASCII digits: `\d` takes any script's
 
 
 @dataclass(frozen=True)
@@ -47,14 +47,19 @@ def parse_player(text: str, kinds: Collection[str], default_number: int | None =
     """The player `text` names among `kinds`; `uct` and `az` without N search `default_number`
     simulations where one is given. ValueError with one line on anything else."""
     text = text.strip()
+    if not text:
+        raise ValueError(f"an empty player name; expected {expected(kinds, default_number is not None)}")
     kind, colon, number = text.partition(":")
     if kind in kinds and kind != NETWORK:
         optional = default_number is not None and kind in OPTIONAL_NUMBER
         if kind not in NUMBERS and colon:
             raise ValueError(f"{text!r}: {kind} takes no number")
         if kind in TIMED and (seconds := _seconds(number)) is not None:
+            if seconds > MAX_MOVE_SECONDS:
+                raise ValueError(f"{text!r}: expected at most {MAX_MOVE_SECONDS:,.0f} seconds a move")
             return PlayerName(kind, None, text, seconds)
-        if kind in NUMBERS and (colon or not optional) and not (number.isdigit() and int(number) > 0):
+        digits = number.isascii() and number.isdigit()  # '٣' and '²' are digits to str.isdigit
+        if kind in NUMBERS and (colon or not optional) and not (digits and int(number) > 0):
             timed = f", or a time a move such as {kind}:0.5s" if kind in TIMED else ""
             raise ValueError(f"{text!r}: expected {kind}:N, N the {NUMBERS[kind]}, a positive integer{timed}")
         if kind in NUMBERS and colon and int(number) > MAX_SIMULATIONS:

@@ -62,10 +62,12 @@ def resolve(text: str) -> Path:
     name = shipped_name(text)
     if name is not None:
         return checkpoint_path(name)
-    if Path(text).exists():
+    if text and Path(text).exists():  # Path('') is the working folder
         return Path(text)
     shipped = ", ".join(names()) or "none"
-    raise CheckpointError(f"{text}: neither a checkpoint file nor a shipped champion (shipped: {shipped})")
+    raise CheckpointError(
+        f"{text or repr(text)}: neither a checkpoint file nor a shipped champion (shipped: {shipped})"
+    )
 
 
 def spent(name: str) -> dict:

@@ -4,10 +4,16 @@ this package; the DVC stages share its `cli.py`."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import importlib
+import io
 import os
 import signal
 import sys
+
+from pipeline.config import load_params
+from pipeline.jobs.entry import entry_point
 
 COMMANDS = {  # name: one line for `python -m pipeline --help`
     "analyse": "what a network thinks of positions read from standard input",
@@ -41,9 +47,26 @@ def main(argv: list[str] | None = None) -> None:
         what = f"unknown command {argv[0]!r}" if argv else "no command given"
         print(f"error: {what}; expected one of: {', '.join(COMMANDS)}", file=sys.stderr)
         sys.exit(2)
+    check_params(argv[1:])
     try:
         importlib.import_module(f"{__name__}.{argv[0]}").main(argv[1:])
         sys.stdout.flush()
     except BrokenPipeError:  # `... | head -1` stopped reading: stop quietly, as `yes | head -1` does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit too
         sys.exit(128 + signal.SIGPIPE)
+
+
+@entry_point
+def check_params(argv: list[str]) -> None:
+    """Read the `--params FILE` that `argv` gives before the command's module is imported: the modules
+    import torch, MLflow or Optuna, seconds (a minute on a loaded machine) before a bad file is one
+    line. The command reads the file again, and prints its deprecation notices then, once."""
+    given = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    given.add_argument("--params")
+    try:
+        path = given.parse_known_args(argv)[0].params
+    except argparse.ArgumentError:  # `--params` without a file: the command's own parser says so
+        return
+    if path is not None:
+        with contextlib.redirect_stderr(io.StringIO()):
+            load_params(path)

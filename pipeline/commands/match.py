@@ -36,7 +36,7 @@ from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
 from pipeline.commands.networks import add_params_argument, network_params
-from pipeline.config import MAX_GAMES, MAX_SEED, MAX_SIMULATIONS
+from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import make_game
 from pipeline.jobs.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
@@ -68,8 +68,10 @@ def main(argv):
     refuse_outside(1, MAX_GAMES, {"--games-per-seating": args.games_per_seating})
     refuse_outside(1, MAX_SIMULATIONS, {"--simulations": args.simulations})
     refuse_outside(0, MAX_SEED, {"--seed": args.seed})
-    if args.move_time is not None and not args.move_time > 0:
-        raise UsageError(f"--move-time: expected seconds above 0, got {args.move_time}")
+    if args.move_time is not None and not 0 < args.move_time <= MAX_MOVE_SECONDS:  # nan fails both
+        raise UsageError(
+            f"--move-time: expected seconds above 0, at most {MAX_MOVE_SECONDS:,.0f}, got {args.move_time}"
+        )
     first_player = baseline_or_network(args.first)
     if first_player.kind == NETWORK:
         first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
@@ -139,6 +141,5 @@ def player_named(text: str) -> PlayerName:
     try:
         return parse_player(text, (*BASELINES, NETWORK))
     except ValueError:
-        raise UsageError(
-            f"{text}: neither a checkpoint file nor a baseline; expected {expected((*BASELINES, NETWORK))}"
-        ) from None
+        kinds = expected((*BASELINES, NETWORK))
+        raise UsageError(f"{text or repr(text)}: neither a checkpoint file nor a baseline; expected {kinds}") from None

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from pipeline import champions
+from pipeline.clip import quoted
 from pipeline.config import Params, TrackingParams, load_params, parse_params
 from pipeline.games import Game, make_game
 from pipeline.jobs.tracking import default_tracking_uri, download_champion
@@ -54,7 +55,7 @@ def network_params(given: str | None, network: str | None, game: str) -> Params:
     name = champions.shipped_name(network) if network else None
     if name is not None and champions.params_path(name).is_file():
         return load_params(champions.params_path(name))
-    return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {game}")
+    return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {quoted(game)}")
 
 
 def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, SENet | None]:

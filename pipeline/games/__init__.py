@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import re
 
+from pipeline.clip import quoted
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect import ConnectGame
 from pipeline.games.kingdomino_compiled import CompiledKingdomino
@@ -31,6 +32,7 @@ OPENSPIEL_PREFIX = "openspiel:"
 
 GAME_NAMES = tuple(_GAMES)
 _SPEC = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
+_INTEGER = re.compile(r"\s*[+-]?[0-9]+\s*")
 
 
 def make_game(spec: str) -> Game:
@@ -51,7 +53,7 @@ def make_game(spec: str) -> Game:
     if match is None or match.group(1) not in _GAMES:
         expected = ", ".join([*GAME_NAMES, *registered_games()])
         raise ValueError(
-            f"unknown game {spec!r}; expected one of {expected}, openspiel:<game>, or module.path:ClassName"
+            f"unknown game {quoted(spec)}; expected one of {expected}, openspiel:<game>, or module.path:ClassName"
         )
     name = match.group(1)
     return _built(spec, name, _GAMES[name], _options(spec, match.group(2)))
@@ -62,7 +64,7 @@ def _built(spec: str, name: str, factory, options: dict[str, int]) -> Game:
     allowed = [p for p in inspect.signature(factory).parameters if p not in ("args", "kwargs")]
     if unknown := [key for key in options if key not in allowed]:
         takes = f"options {', '.join(allowed)}" if allowed else "no options"
-        raise ValueError(f"game {spec!r}: unknown option {unknown[0]!r}; {name} takes {takes}")
+        raise ValueError(f"game {quoted(spec)}: unknown option {unknown[0]!r}; {name} takes {takes}")
     return factory(**options)
 
 
@@ -70,10 +72,9 @@ def _options(spec: str, text: str | None) -> dict[str, int]:
     options: dict[str, int] = {}
     for item in filter(None, (part.strip() for part in (text or "").split(","))):
         key, _, value = item.partition("=")
-        try:
-            options[key.strip()] = int(value)
-        except ValueError:
-            raise ValueError(f"game {spec!r}: option {item!r} must be name=integer") from None
+        if not _INTEGER.fullmatch(value):  # int() would read '٣' as 3
+            raise ValueError(f"game {quoted(spec)}: option {quoted(item)} must be name=integer")
+        options[key.strip()] = int(value)
     return options
 
 

@@ -20,6 +20,7 @@ import inspect
 import re
 from importlib.metadata import entry_points
 
+from pipeline.clip import quoted
 from pipeline.games.base import Game
 
 ENTRY_POINT_GROUP = "alphazero_pipeline.games"
@@ -46,18 +47,18 @@ def plugin_class(spec: str, module_name: str, class_name: str) -> type:
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
-        raise ValueError(f"game {spec!r}: cannot import {module_name} ({err})") from None
+        raise ValueError(f"game {quoted(spec)}: cannot import {module_name} ({err})") from None
     cls = getattr(module, class_name, None)
     if not inspect.isclass(cls):
-        raise ValueError(f"game {spec!r}: module {module_name} has no class {class_name}")
+        raise ValueError(f"game {quoted(spec)}: module {module_name} has no class {class_name}")
     if missing := [method for method in METHODS if not callable(getattr(cls, method, None))]:
-        raise ValueError(f"game {spec!r}: {class_name} is not a Game: it lacks {', '.join(missing)}")
+        raise ValueError(f"game {quoted(spec)}: {class_name} is not a Game: it lacks {', '.join(missing)}")
     return cls
 
 
 def named_plugin(spec: str, game) -> Game:
     """A plugin class's game, refused in one line unless it has the contract's sizes, named `spec`."""
     if missing := [size for size in SIZES if not hasattr(game, size)]:
-        raise ValueError(f"game {spec!r}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
+        raise ValueError(f"game {quoted(spec)}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
     game.name = spec.strip()
     return game

@@ -21,7 +21,6 @@ from pipeline.jobs.replay import DataError
 from pipeline.jobs.tracking import TrackingError
 from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError, InferenceServerError
-from pipeline.nets.evaluator import use_device
 from pipeline.stores import StoreError
 from pipeline.threads import use_threads
 
@@ -83,6 +82,9 @@ def entry_point(main):
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
         for noisy in ("pytorch_lightning", "lightning", "lightning.pytorch", "lightning_fabric", "alembic"):
             logging.getLogger(noisy).setLevel(logging.ERROR)
+        # MLflow logs a failed database write with its traceback, then raises it: the error line says it once
+        # (the logger says nothing else but that it creates a new store's tables)
+        logging.getLogger("mlflow.store.db.utils").setLevel(logging.CRITICAL)
         use_threads(0)  # follow the free cores unless the command or its params say otherwise
         try:
             main(sys.argv[1:] if argv is None else argv)
@@ -100,6 +102,9 @@ def entry_point(main):
 
 
 def use_params_machine(params: Params) -> None:
-    """The torch threads and the device (CPU or GPU) the params ask for, in this process."""
+    """The torch threads and the device (CPU or GPU) the params ask for, in this process. The device is
+    imported here, not above: an entry point's argument and params errors come before torch's import."""
+    from pipeline.nets.evaluator import use_device
+
     use_threads(params.threads)
     use_device(params.device)

@@ -109,8 +109,11 @@ def _experiment_id(client, name: str) -> str:
     location = (store.resolve().parent / "mlruns" / name).as_uri() if store else None
     try:
         return client.create_experiment(name, artifact_location=location)
-    except MlflowException:  # another worker created it a moment ago
-        return client.get_experiment_by_name(name).experiment_id
+    except MlflowException:  # another worker created it a moment ago, else the store failed (a full disk)
+        experiment = client.get_experiment_by_name(name)
+        if experiment is None:
+            raise
+        return experiment.experiment_id
 
 
 def _log_params(client, run_id: str, data: dict) -> None:
@@ -245,14 +248,37 @@ def child_run(
 
     child = StageRun(params, create, generation, mirror)
     try:
-        yield child
-    except BaseException:
+        try:
+            yield child
+        except BaseException:
+            if not child.ended:
+                with suppress(TrackingError, *_store_errors()):  # no parent, or no store: the body's error says more
+                    child.end("FAILED")
+            raise
         if not child.ended:
-            with suppress(TrackingError):  # no parent to file the failure under: the body's error says more
-                child.end("FAILED")
-        raise
-    if not child.ended:
-        child.end("FINISHED")
+            child.end("FINISHED")
+    except _store_errors() as err:  # from the body or from ending the run
+        raise store_failure(params, err) from None
+
+
+def _store_errors() -> tuple[type[Exception], ...]:
+    """MLflow's errors and those of the database under it, imported only once a run is opened."""
+    from mlflow.exceptions import MlflowException
+    from sqlalchemy.exc import SQLAlchemyError
+
+    return MlflowException, SQLAlchemyError
+
+
+def store_failure(params: Params, err: Exception) -> TrackingError:
+    """A store's own error (a full disk: "database or disk is full", a server gone) as one line naming the
+    store, where MLflow raises it through hundreds of lines of SQLAlchemy. The reason is the database
+    driver's own (SQLAlchemy's `orig`), where the chain holds one: SQLAlchemy's first line may be a note."""
+    cause: BaseException | None = err
+    while cause is not None and getattr(cause, "orig", None) is None:
+        cause = cause.__cause__ or cause.__context__
+    reason = str(cause.orig if cause is not None else err).strip()
+    reason = reason.splitlines()[0] if reason else type(err).__name__
+    return TrackingError(f"MLflow store {mask_passwords(tracking_uri(params))}: {reason}")
 
 
 def _parent(client, params: Params, parent_id: str):

@@ -76,7 +76,7 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
     stored = _stored_shape(path, payload.get("shape"))
     if shape is not None and stored != shape:
         raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
-    checksum = payload.get("weights_sha256")  # absent from checkpoints saved before it was stored
+    checksum = payload.get("weights_sha256")  # absent from users' checkpoints saved before it was; shipped ones have it
     if checksum is not None and checksum != weights_digest(payload["state_dict"]):
         raise CheckpointError(f"{path}: damaged checkpoint (its weights do not match their checksum)")
     model = SENet(stored)

@@ -28,6 +28,7 @@ from optuna.trial import FrozenTrial, TrialState
 from pipeline import owners
 from pipeline.config import ConfigError
 from pipeline.credentials import mask_passwords
+from pipeline.stores import store_scheme
 
 HEARTBEAT_SECONDS = 10
 GRACE_SECONDS = 60  # six missed heartbeats: a loaded machine may delay some, a dead worker sends none
@@ -95,8 +96,10 @@ def _advisory_lock(url: str):
 
 
 def open_storage(url: str) -> optuna.storages.BaseStorage:
-    """`journal:<file>` or a database URL, with a heartbeat; a bad URL or a missing driver is one line."""
+    """`journal:<file>` or a database URL, with a heartbeat; a bad URL (a port that is no number, a
+    key-value DSN) or a missing driver is one line, its password masked."""
     try:
+        store_scheme(url)  # a DSN: SQLAlchemy's parse error would quote it
         if url.startswith("journal:"):
             return HeartbeatJournalStorage(JournalFileBackend(url.removeprefix("journal:")))
         with storage_lock(url):
@@ -106,10 +109,10 @@ def open_storage(url: str) -> optuna.storages.BaseStorage:
                 grace_period=GRACE_SECONDS,
                 heartbeat_stale_trial_callback=RetryLostTrial(max_retry=MAX_RETRY),
             )
-    except (ImportError, sqlalchemy.exc.SQLAlchemyError, OSError) as err:
+    except (ImportError, sqlalchemy.exc.SQLAlchemyError, OSError, ValueError) as err:  # StoreError is one
         hint = "; PostgreSQL needs psycopg 3: pip install '.[postgres]'" if isinstance(err, ImportError) else ""
         reason = str(err.__cause__ or err).strip().splitlines()[0]
-        raise ConfigError(mask_passwords(f"storage {url}: {reason}{hint}")) from None
+        raise ConfigError(f"storage {mask_passwords(url)}: {mask_passwords(reason)}{hint}") from None
 
 
 def fail_lost_trials(study: optuna.Study, url: str) -> None:
