@@ -18,13 +18,14 @@ RUN is a run folder of `examples/connect4.yaml` (README, "Long runs"), whose par
 recipe and the self-play; GEN one of its generations."""
 
 import argparse
+from typing import get_args
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
 from pipeline import champions
-from pipeline.config import load_params
+from pipeline.config import Device, load_params
 from pipeline.evaluation.connect4_benchmark import mistake_rates, read_set, resolve_files
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
@@ -34,7 +35,7 @@ from pipeline.jobs.replay import load_samples, save_samples
 from pipeline.jobs.selfplay import random_moves, run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.evaluator import DEVICES, NetworkEvaluator, frozen_for_inference
+from pipeline.nets.evaluator import NetworkEvaluator, frozen_for_inference
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.positions import CONNECT4
 from pipeline.search.analysis import search_positions
@@ -189,7 +190,7 @@ def main(argv: list[str]) -> None:
     p.add_argument("samples", nargs="+")
     p.add_argument("--channels", type=int, default=64)
     p.add_argument("--blocks", type=int, default=5)
-    p.add_argument("--device", choices=DEVICES, default="cpu", help="where it trains")
+    p.add_argument("--device", choices=get_args(Device), default="cpu", help="where it trains")
     p.add_argument("--epochs", type=int, default=3)
     p.set_defaults(command=fresh)
     p = commands.add_parser("speed")

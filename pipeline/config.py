@@ -59,6 +59,7 @@ MAX_GENERATIONS = 10_000  # a sweep trial's generations; each costs a generation
 MAX_NETWORK_PARAMETERS = 2**28
 Int = Annotated[int, BeforeValidator(_not_bool)]
 Float = Annotated[float, BeforeValidator(_not_bool)]
+Device = Literal["auto", "cpu", "cuda"]  # where networks train and infer: the params' `device`
 Simulations = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIMULATIONS)]
 Games = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_GAMES)]
 SideBySide = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIDE_BY_SIDE)]
@@ -391,7 +392,7 @@ class Params(Section):
         0, ge=0, le=MAX_WORKERS, description="chunks of games in flight; 0 = one per core (of the Ray cluster)"
     )
     backend: BackendParams = BackendParams()
-    device: Literal["auto", "cpu", "cuda"] = Field("auto", description="where networks train and infer")
+    device: Device = Field("auto", description="where networks train and infer")
     warm_start: str | None = Field(
         None, description="generation 0 from a shipped champion's name or a checkpoint file; None = random"
     )

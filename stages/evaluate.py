@@ -5,9 +5,10 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point, use_params_machine
+from pipeline.jobs.entry import entry_point
 from pipeline.jobs.tracking import stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.threads import use_threads
 from stages import paths
 
 
@@ -18,7 +19,7 @@ def main(argv):
     paths.MATCHES.mkdir(parents=True, exist_ok=True)  # DVC's output, even when no experiment plays a match
     params = load_params()
     warm_up(params)
-    use_params_machine(params)
+    use_threads(params.threads)
     game = make_game(params.game)
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:

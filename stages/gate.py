@@ -6,10 +6,11 @@ import shutil
 from pipeline.atomic import atomic_path, remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point, use_params_machine
+from pipeline.jobs.entry import entry_point
 from pipeline.jobs.gate import run_gate
 from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.threads import use_threads
 from stages import paths
 
 
@@ -19,7 +20,7 @@ def main(argv):
     remove_leftovers(paths.best(gen).parent, paths.metrics("gate", gen).parent)
     params = load_params()
     warm_up(params)
-    use_params_machine(params)
+    use_threads(params.threads)
     game = make_game(params.game)
     candidate = load_checkpoint(paths.candidate(gen), game.name)
     best = load_checkpoint(paths.best(prev), game.name)

@@ -12,7 +12,7 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point, use_params_machine
+from pipeline.jobs.entry import entry_point
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.teacher import teach, teacher_spec
 from pipeline.jobs.tracking import tracking_uri
@@ -20,6 +20,7 @@ from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes
 from pipeline.stores import check_store
+from pipeline.threads import use_threads
 from stages import paths
 
 
@@ -40,7 +41,7 @@ def main(argv):
         teacher_spec(game, params)  # a teacher the game cannot seat fails before anything is written
     model = starting_network(game, params)  # so does a warm start that does not fit
     start = compute_before(params.warm_start)  # and one whose run's metrics are unreadable
-    use_params_machine(params)
+    use_threads(params.threads)
     if params.teacher.player is not None:
         start = teach(game, model, params, resume=paths.saved_fit(0))
     for path in (paths.best(0), paths.candidate(0)):

@@ -6,11 +6,12 @@ import shutil
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point, use_params_machine
+from pipeline.jobs.entry import entry_point
 from pipeline.jobs.replay import save_samples
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.threads import use_threads
 from stages import paths
 
 
@@ -20,7 +21,7 @@ def main(argv):
     remove_leftovers(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
     params = load_params()
     warm_up(params)
-    use_params_machine(params)
+    use_threads(params.threads)
     game = make_game(params.game)
     model = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "selfplay", gen) as run:

@@ -7,11 +7,12 @@ import shutil
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point, use_params_machine
+from pipeline.jobs.entry import entry_point
 from pipeline.jobs.replay import load_samples, save_samples, windowed
 from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.threads import use_threads
 from stages import paths
 
 
@@ -21,7 +22,7 @@ def main(argv):
     remove_leftovers(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
     params = load_params()
     warm_up(params)
-    use_params_machine(params)
+    use_threads(params.threads)
     game = make_game(params.game)
     model = load_checkpoint(paths.candidate(prev), game.name)
     samples = windowed(load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train)

@@ -22,8 +22,9 @@ from pipeline.search import SearchConfig
 
 def search_config(params: Params) -> SearchConfig:
     """The run's `search` settings as they are (its budget goes to each player's PlayConfig), with its
-    value scheme."""
-    return SearchConfig(**params.search.model_dump(exclude={"simulations"}), value=params.value)
+    value scheme and the device its networks run on."""
+    settings = params.search.model_dump(exclude={"simulations"})
+    return SearchConfig(**settings, value=params.value, device=params.device)
 
 
 def selfplay_player(model: SENet, params: Params) -> AgentSpec:

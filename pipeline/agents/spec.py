@@ -121,7 +121,8 @@ class AgentSpec:
             shape, weights = self.network
             model = SENet(NetworkShape(**shape))
             model.load_state_dict(weights)
-            self._frozen = NetworkEvaluator(game, model.eval(), self.search.precision, self.search.runtime)
+            search = self.search
+            self._frozen = NetworkEvaluator(game, model.eval(), search.precision, search.runtime, search.device)
         return self._frozen
 
     def served(self) -> ServedNetwork | None:

@@ -88,7 +88,7 @@ def main(argv):
     game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
     config = search_config(network_params(args.params, args.checkpoint, game.name))
-    evaluator = NetworkEvaluator(game, model, runtime=config.runtime)
+    evaluator = NetworkEvaluator(game, model, runtime=config.runtime, device=config.device)
     failed = answer_lines(game, evaluator, batch, args.simulations, args.json, config)
     if failed:
         sys.exit(1)

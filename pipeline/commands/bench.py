@@ -26,6 +26,7 @@ import re
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import torch
@@ -34,22 +35,14 @@ from pipeline import champions
 from pipeline.agents.recipes import selfplay_player
 from pipeline.agents.search_agent import TIMED_SIMULATIONS, PlayConfig, SearchAgent
 from pipeline.commands.cli import command_parser, out_of_range
-from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, Params, TrainParams, parse_params
+from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, Device, Params, TrainParams, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import PlaysGreedy
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
-from pipeline.nets.evaluator import (
-    DEVICES,
-    PRECISIONS,
-    NetworkEvaluator,
-    inference_device,
-    inference_network,
-    inference_runtime,
-    use_device,
-)
+from pipeline.nets.evaluator import PRECISIONS, NetworkEvaluator, inference_device, inference_network, inference_runtime
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig, UniformEvaluator
@@ -105,11 +98,18 @@ def _random_positions(game, count: int, seed: int = 0) -> list:
 
 
 def network_positions_per_s(
-    game, model, batch: int, seconds: float, repeats: int = 3, precision: str = "float32", runtime: str = "auto"
+    game,
+    model,
+    batch: int,
+    seconds: float,
+    repeats: int = 3,
+    precision: str = "float32",
+    runtime: str = "auto",
+    device: str = "auto",
 ) -> float:
     """Best of `repeats` timed loops of the network as search runs it (`inference_network`: ONNX
     Runtime or frozen TorchScript, numpy out): the ceiling against which search is compared."""
-    network = inference_network(model, game, precision, runtime)
+    network = inference_network(model, game, precision, runtime, device)
     planes = game.encode_batch(_random_positions(game, batch))
     network(planes)  # warm-up
     best = 0.0
@@ -152,14 +152,16 @@ def core_peak_gflop_per_s(size: int = 2048, seconds: float = 1.0) -> float:
         torch.set_num_threads(threads)
 
 
-def timed_move_simulations(game, model, runtime: str, seconds: float = 0.25, positions: int = 6) -> float:
+def timed_move_simulations(
+    game, model, runtime: str, seconds: float = 0.25, positions: int = 6, device: str = "auto"
+) -> float:
     """Simulations a timed move searches (`match --move-time`, `play`, the equal-time tests): the mean
     over `positions` early positions, one tree at a time, as a timed player grows its trees."""
-    evaluator = CachingEvaluator(NetworkEvaluator(game, model, runtime=runtime))
+    evaluator = CachingEvaluator(NetworkEvaluator(game, model, runtime=runtime, device=device))
     play = PlayConfig(simulations=TIMED_SIMULATIONS, seconds=seconds)
     searched = 0
     for number, state in enumerate(_random_positions(game, positions, seed=1)):
-        agent = SearchAgent(game, evaluator, SearchConfig(runtime=runtime), play, "timed")
+        agent = SearchAgent(game, evaluator, SearchConfig(runtime=runtime, device=device), play, "timed")
         agent.begin(number, state, np.random.default_rng(number))
         agent.act([number])
         searched += agent.simulations
@@ -249,7 +251,7 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
     params = TrainParams(epochs=1, augment=False)
     tensors = [torch.from_numpy(samples[k].astype(np.float32)) for k in ("states", "policies", "values")]
 
-    where = inference_device()
+    where = inference_device(device=device)
     tensors = [t.to(where) for t in tensors]
 
     def bare_loop() -> float:
@@ -277,13 +279,15 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
     return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
 
 
-def network_figures(game, model, batch: int, seconds: float, precision: str) -> dict[str, float]:
+def network_figures(game, model, batch: int, seconds: float, precision: str, device: str = "auto") -> dict[str, float]:
     """The network's positions/s at `batch` and at 1 in the default runtime and in torch's (`torch_*`),
     its FLOPs a position and the GFLOP/s both runtimes reach at `batch`."""
     figures = {"network_mflop_per_position": network_flops_per_position(game, model) / 1e6}
     for prefix, runtime in (("", "auto"), ("torch_", "torch")):
         for suffix, size in (("", batch), ("_batch1", 1)):
-            rate = network_positions_per_s(game, model, size, seconds, precision=precision, runtime=runtime)
+            rate = network_positions_per_s(
+                game, model, size, seconds, precision=precision, runtime=runtime, device=device
+            )
             figures[f"{prefix}network_positions_per_s{suffix}"] = rate
         rate = figures[f"{prefix}network_positions_per_s"]
         figures[f"{prefix}network_gflop_per_s"] = rate * figures["network_mflop_per_position"] / 1e3
@@ -314,19 +318,18 @@ def run(
     per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda), `inference_server` as
     `backend.inference_server` (with it, the server's batch fill and busy fraction); `move_seconds` a
     timed move's budget; `networks` random or champions (`bench_network`)."""
-    use_device(device)
     figures: dict = {
         "threads": torch.get_num_threads(),
         "batch": batch,
         "cpu_count": os.cpu_count(),
-        "device": str(inference_device()),
-        "runtime": inference_runtime(precision),  # what search.runtime auto runs the network with
+        "device": str(inference_device(device=device)),
+        "runtime": inference_runtime(precision, device=device),  # what search.runtime auto runs the network with
         "core_peak_gflop_per_s": core_peak_gflop_per_s(seconds=network_seconds / 2),
         "networks": networks,
     }
     for name in games:
         game, model = bench_network(name, networks)
-        network = network_figures(game, model, batch, network_seconds, precision)
+        network = network_figures(game, model, batch, network_seconds, precision, device)
         network["network_peak_fraction"] = network["network_gflop_per_s"] / (
             figures["core_peak_gflop_per_s"] * figures["threads"]
         )
@@ -345,8 +348,8 @@ def run(
             "search_sims_per_s": play["sims_per_s"],
             "torch_search_sims_per_s": with_torch["sims_per_s"],
             "search_to_network_ratio": play["sims_per_s"] / network["network_positions_per_s"],
-            "timed_move_sims": timed_move_simulations(game, model, "auto", move_seconds),
-            "torch_timed_move_sims": timed_move_simulations(game, model, "torch", move_seconds),
+            "timed_move_sims": timed_move_simulations(game, model, "auto", move_seconds, device=device),
+            "torch_timed_move_sims": timed_move_simulations(game, model, "torch", move_seconds, device=device),
             "selfplay_games_per_min": play["games_per_min"],
             "one_process_search_sims_per_s": alone["sims_per_s"],
             "one_process_search_ceiling_sims_per_s": ceiling,
@@ -437,7 +440,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: follow the free cores)")
     parser.add_argument("--backend", choices=["pool", "ray"], default="pool", help="where self-play runs")
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
-    parser.add_argument("--device", choices=DEVICES, default="auto", help="where networks infer and train")
+    parser.add_argument("--device", choices=get_args(Device), default="auto", help="where networks infer and train")
     parser.add_argument(
         "--inference-server", choices=["auto", "on", "off"], default="auto", help="as backend.inference_server"
     )

@@ -94,8 +94,8 @@ def make_agents(
 ) -> list[Agent]:
     """The players at the table; az seats are the champion (`recipes.champion_play`) searching with
     `config`, the network's own search settings (`networks.network_params`)."""
-    runtime = (config or SearchConfig()).runtime
-    evaluator = NetworkEvaluator(game, model, runtime=runtime) if model is not None else None
+    config = config or SearchConfig()
+    evaluator = NetworkEvaluator(game, model, runtime=config.runtime, device=config.device) if model else None
     agents = []
     for seat, player in enumerate(seats):
         name = f"seat {seat} ({player.kind})"
@@ -103,7 +103,7 @@ def make_agents(
             agents.append(HumanAgent(game, name, seat))
         elif player.kind == "az":
             play = champion_play(*player.budget())
-            agents.append(SearchAgent(game, evaluator, config or SearchConfig(), play, name))
+            agents.append(SearchAgent(game, evaluator, config, play, name))
         elif player.kind == "uct":
             simulations, seconds = player.budget()
             agents.append(uct_agent(game, simulations, seed=seed + seat, name=name, seconds=seconds))

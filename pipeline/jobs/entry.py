@@ -1,5 +1,5 @@
 """What every entry point shares, the command lines and the DVC stages alike: one-line errors for bad
-input, and the threads and device from params so workers never oversubscribe the cores. It lives
+input, and torch threads that follow the free cores so workers never oversubscribe them. It lives
 below `pipeline/commands/` so that a stage imports no command line: adding or changing a command then
 re-runs no stage of a user's pipeline."""
 
@@ -14,7 +14,7 @@ from functools import wraps
 
 from pipeline.atomic import WriteError
 from pipeline.clip import clip
-from pipeline.config import ConfigError, Params
+from pipeline.config import ConfigError
 from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
 from pipeline.jobs.replay import DataError
@@ -99,12 +99,3 @@ def entry_point(main):
             sys.exit(128 + signal.SIGTERM)
 
     return wrapper
-
-
-def use_params_machine(params: Params) -> None:
-    """The torch threads and the device (CPU or GPU) the params ask for, in this process. The device is
-    imported here, not above: an entry point's argument and params errors come before torch's import."""
-    from pipeline.nets.evaluator import use_device
-
-    use_threads(params.threads)
-    use_device(params.device)

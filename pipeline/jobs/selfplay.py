@@ -197,7 +197,8 @@ def run_selfplay(
     todo = [n for n in numbers if done.get(n) is None]
     starts = random_openings(game, sp.games, sp.random_opening_plies, seeds.random_openings(params.seed, generation))
     greedy = sp.strategy == "greedy_td" and bool(todo)  # its value targets need the network; saved parts do not
-    value_net = NetworkEvaluator(game, model, params.search.precision, params.search.runtime) if greedy else None
+    search = params.search
+    value_net = NetworkEvaluator(game, model, search.precision, search.runtime, params.device) if greedy else None
     clock = {"finished": time.time(), "played": -math.inf}  # when the last part was saved; the latest game end
 
     def finish(i: int, result: MatchResult) -> None:

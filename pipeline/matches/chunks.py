@@ -7,7 +7,6 @@ import time
 
 from pipeline.games import make_game
 from pipeline.matches.arena import play_games
-from pipeline.nets.evaluator import use_device
 from pipeline.nets.server import ServerAddress, connect
 from pipeline.owners import exit_with_parent
 from pipeline.threads import use_threads
@@ -15,13 +14,12 @@ from pipeline.threads import use_threads
 _worker: dict = {}  # this process's game and agent specs, set once per match set
 
 
-def init_worker(game_name: str, specs: list, threads: int | None, device: str, server: ServerAddress | None = None):
-    """This process's game, players, threads and device; with `server`, its networks are the
-    inference server's (`nets/server.py`)."""
+def init_worker(game_name: str, specs: list, threads: int | None, server: ServerAddress | None = None):
+    """This process's game, players and threads; with `server`, its networks are the inference server's
+    (`nets/server.py`). Where a player's network runs is its spec's (`SearchConfig.device`)."""
     if threads is not None:  # a worker process; in the caller's own process the threads stay as set
         use_threads(threads)
         exit_with_parent()
-    use_device(device)
     connect(server)
     _worker.update(game=make_game(game_name), specs=specs)
 

@@ -124,8 +124,7 @@ def run_chunks(workers, game_name: str, specs: list, jobs: list[tuple], served: 
     networks = [spec.served() for spec in specs if spec.network]
     servers = _start_node_servers(game_name, networks, workers) if networks else {}
     addresses = {node: ray.get(server.address.remote()) for node, server in servers.items()}
-    device = "cpu" if servers else workers.device  # a served task never opens the GPU
-    refs = [_chunk_task.remote(key, game_name, agents, device, addresses, *job) for job in jobs]
+    refs = [_chunk_task.remote(key, game_name, agents, addresses, *job) for job in jobs]
     try:
         for ref in refs:
             yield ray.get(ref)
@@ -186,11 +185,11 @@ _built_key: list[str] = [""]
 
 
 @ray.remote(num_cpus=1, max_retries=RETRIES)
-def _chunk_task(key: str, game_name: str, agents: list, device: str, servers: dict, *job):
+def _chunk_task(key: str, game_name: str, agents: list, servers: dict, *job):
     """One chunk in a Ray worker, with one torch thread (the task holds one CPU), its networks
     evaluated by its node's inference server where `servers` names one."""
     if _built_key[0] != key:
         server = servers.get(ray.get_runtime_context().get_node_id())
-        init_worker(game_name, ray.get(agents[0]), threads=1, device=device, server=server)
+        init_worker(game_name, ray.get(agents[0]), threads=1, server=server)
         _built_key[0] = key
     return play_chunk(*job)

@@ -89,16 +89,16 @@ def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: 
     if workers.backend == "ray":
         yield from _ray_backend().run_chunks(workers, game_name, specs, jobs, served)
     elif count == 1:
-        init_worker(game_name, specs, None, workers.device)
+        init_worker(game_name, specs, None)
         yield from (play_chunk(*job) for job in jobs)
     else:
         networks = [spec.served() for spec in specs if spec.network]
         if not (workers.served() and networks):
             threads = max(1, (os.cpu_count() or 1) // count)
-            yield from _pool_chunks(count, (game_name, specs, threads, workers.device), jobs, served)
+            yield from _pool_chunks(count, (game_name, specs, threads), jobs, served)
             return
         with serving(game_name, networks, workers.device, served) as server:
-            init = (game_name, specs, 1, "cpu", server.address)  # never the GPU: one torch thread, no network
+            init = (game_name, specs, 1, server.address)  # one torch thread: its networks are the server's
             yield from _pool_chunks(count, init, jobs, served, server.check_alive)
 
 

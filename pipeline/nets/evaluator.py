@@ -18,45 +18,37 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from pipeline.config import ConfigError
+from pipeline.config import ConfigError, Device
 from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.int8 import quantized_for_inference
 from pipeline.nets.onnx_runtime import onnx_network
 from pipeline.nets.senet import SENet
 from pipeline.threads import follow_free_cores
 
-DEVICES = ("auto", "cpu", "cuda")
 RUNTIMES = ("auto", "torch", "onnxruntime")
 PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16, "int8": torch.float32}  # name: input dtype
-_device = ["auto"]  # this process's choice, set from params where a stage or worker starts
 
 Network = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # planes in, (logits, values) out
 
 
-def use_device(name: str) -> None:
-    """Where this process's networks run from now on: auto, cpu or cuda."""
-    if name not in DEVICES:
-        raise ValueError(f"device: expected one of {', '.join(DEVICES)}, got {name!r}")
-    _device[0] = name
-
-
-def inference_device(precision: str = "float32") -> torch.device:
-    """Where networks of this `precision` run: int8 on the CPU (with device auto, whatever GPU there is)."""
-    if _device[0] == "cuda" and not torch.cuda.is_available():
+def inference_device(precision: str = "float32", device: Device = "auto") -> torch.device:
+    """Where a network of this `precision` runs for the params' `device` (auto, cpu or cuda, checked by
+    the schema): int8 on the CPU (with device auto, whatever GPU there is)."""
+    if device == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device: cuda, but torch sees no GPU here (use auto or cpu)")
     if precision == "int8":
-        if _device[0] == "cuda":
+        if device == "cuda":
             raise ConfigError("search.precision: int8 runs on the CPU only; use bfloat16 with device: cuda")
         return torch.device("cpu")
-    return torch.device("cuda" if _device[0] != "cpu" and torch.cuda.is_available() else "cpu")
+    return torch.device("cuda" if device != "cpu" and torch.cuda.is_available() else "cpu")
 
 
-def inference_runtime(precision: str = "float32", runtime: str = "auto") -> str:
+def inference_runtime(precision: str = "float32", runtime: str = "auto", device: Device = "auto") -> str:
     """torch or onnxruntime: auto takes ONNX Runtime for float32 on the CPU, torch elsewhere (a GPU,
     bfloat16, int8), where ONNX Runtime's CPU provider has no faster kernels or none at all."""
     if runtime not in RUNTIMES:
         raise ConfigError(f"search.runtime: expected one of {', '.join(RUNTIMES)}, got {runtime!r}")
-    on_cpu_float32 = inference_device(precision).type == "cpu" and precision == "float32"
+    on_cpu_float32 = inference_device(precision, device).type == "cpu" and precision == "float32"
     if runtime == "onnxruntime" and not on_cpu_float32:
         raise ConfigError("search.runtime: onnxruntime runs float32 on the CPU; use torch or auto here")
     return "onnxruntime" if runtime == "onnxruntime" or (runtime == "auto" and on_cpu_float32) else "torch"
@@ -79,8 +71,8 @@ def frozen_for_inference(model: SENet, game, device: torch.device | None = None,
 class TorchNetwork:
     """The network traced and frozen with TorchScript on its device: planes in, numpy out."""
 
-    def __init__(self, model: SENet, game, precision: str = "float32"):
-        self.device, self.dtype = inference_device(precision), PRECISIONS[precision]
+    def __init__(self, model: SENet, game, precision: str = "float32", device: Device = "auto"):
+        self.device, self.dtype = inference_device(precision, device), PRECISIONS[precision]
         self.model = frozen_for_inference(model, game, self.device, precision)
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,17 +83,22 @@ class TorchNetwork:
         return logits.float().cpu().numpy(), values.float().cpu().numpy()
 
 
-def inference_network(model: SENet, game, precision: str = "float32", runtime: str = "auto") -> Network:
-    """`model` ready for search in the runtime `runtime` resolves to (`inference_runtime`)."""
-    if inference_runtime(precision, runtime) == "onnxruntime":
+def inference_network(
+    model: SENet, game, precision: str = "float32", runtime: str = "auto", device: Device = "auto"
+) -> Network:
+    """`model` ready for search on `device` in the runtime `runtime` resolves to (`inference_runtime`)."""
+    if inference_runtime(precision, runtime, device) == "onnxruntime":
         return onnx_network(model, game)
-    return TorchNetwork(model, game, precision)
+    return TorchNetwork(model, game, precision, device)
 
 
 class NetworkEvaluator:
-    def __init__(self, game, model: SENet, precision: str = "float32", runtime: str = "auto"):
+    """A network judging positions for search; `device` is the params' (`SearchConfig.device`), passed
+    with each player, so that no process-wide setting decides where a player's network runs."""
+
+    def __init__(self, game, model: SENet, precision: str = "float32", runtime: str = "auto", device: Device = "auto"):
         self.game = game
-        self.network = inference_network(model, game, precision, runtime)
+        self.network = inference_network(model, game, precision, runtime, device)
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         return self.network(self.game.encode_batch(states))

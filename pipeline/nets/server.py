@@ -102,7 +102,7 @@ class _Block:
 class _Network:
     """One served network, ready on the server's device, with its input and answer sizes."""
 
-    def __init__(self, game, served: ServedNetwork):
+    def __init__(self, game, served: ServedNetwork, device: str):
         from pipeline.nets.evaluator import inference_network
         from pipeline.nets.senet import NetworkShape, SENet
 
@@ -110,7 +110,7 @@ class _Network:
         model = SENet(NetworkShape(**shape))
         model.load_state_dict(weights)
         # on the CPU, its threads follow the cores the workers leave (pipeline/threads.py)
-        self.network = inference_network(model.eval(), game, served.precision, served.runtime)
+        self.network = inference_network(model.eval(), game, served.precision, served.runtime, device)
         self.shape = tuple(game.observation_shape)
 
     def __call__(self, planes: np.ndarray) -> np.ndarray:
@@ -121,8 +121,8 @@ class _Network:
 class _Server:
     """The serving loop, in the server's own process."""
 
-    def __init__(self, game, networks: list[ServedNetwork], listener: Listener):
-        self.networks = {served.key: _Network(game, served) for served in networks}
+    def __init__(self, game, networks: list[ServedNetwork], listener: Listener, device: str):
+        self.networks = {served.key: _Network(game, served, device) for served in networks}
         self.plane_size = int(np.prod(game.observation_shape))
         self.answer_size = game.num_actions + game.num_players
         self.listener = listener
@@ -213,13 +213,11 @@ class _Server:
 def _serve(game_name: str, networks: list[ServedNetwork], address: ServerAddress, device: str, ready) -> None:
     """The server process's main: build the networks, say ready (or why not), serve until told to stop."""
     from pipeline.games import make_game
-    from pipeline.nets.evaluator import use_device
 
     exit_with_parent()
     try:
-        use_device(device)
         listener = Listener(address.path, "AF_UNIX", authkey=address.authkey)
-        server = _Server(make_game(game_name), networks, listener)
+        server = _Server(make_game(game_name), networks, listener, device)
     except Exception as err:  # noqa: BLE001 - reported to the parent as its one line
         ready.send(f"{type(err).__name__}: {err}")
         return

@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from pipeline.config import EvaluateParams, Float, SearchSettings, ValueParams
+from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
 from pipeline.games.base import to_absolute
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
@@ -36,6 +36,9 @@ class SearchConfig(SearchSettings):
     value: ValueParams = ValueParams()  # what a finished game is worth (pipeline/games/values.py)
     selection: Literal["puct", "ucb1"] = "puct"  # ucb1: classic UCT, rollouts at the leaves
     c_uct: Float = Field(EvaluateParams().c_uct, gt=0)
+    # where the network runs: the params' top-level `device`, travelling with each player's search into
+    # worker processes and Ray tasks; out of match caches' keys, as the runtime is
+    device: Device = Field("auto", repr=False)
     gumbel_c_visit: Float = Field(50.0, gt=0)  # sigma(q) = (c_visit + max_b N(b)) * c_scale * q, the paper's
 
     def end_value(self, game) -> Callable[[Any], np.ndarray]:

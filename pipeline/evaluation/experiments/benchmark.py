@@ -103,7 +103,7 @@ def run_benchmark(
     settings["search"] = repr(config)
 
     def rows(network: SENet) -> list[dict]:
-        evaluator = CachingEvaluator(NetworkEvaluator(game, network, config.precision, config.runtime))
+        evaluator = CachingEvaluator(NetworkEvaluator(game, network, config.precision, config.runtime, config.device))
         score = partial(mistake_rates, game, evaluator, files, b.positions_per_set, b.simulations, config)
         return cached_score(weights_digest(network.state_dict()), score, settings, cache_dir)
 
