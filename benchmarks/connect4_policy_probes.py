@@ -30,7 +30,7 @@ from pipeline.evaluation.connect4_benchmark import mistake_rates, read_set, reso
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.games.moves import read_position
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 from pipeline.jobs.replay import load_samples, save_samples
 from pipeline.jobs.selfplay import random_moves, run_selfplay
 from pipeline.jobs.train import train_network

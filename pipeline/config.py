@@ -471,7 +471,7 @@ class Params(Section):
 
     def setting(self) -> dict:
         """Every param a pipeline run's outputs depend on: all but `NOT_SETTING`, and `generations` as
-        the number it chains to. One setting is one MLflow run (`pipeline/jobs/tracking.py`)."""
+        the number it chains to. One setting is one MLflow run (`pipeline/harness/tracking.py`)."""
         data = self.model_dump(exclude=set(NOT_SETTING))
         return {**data, "generations": len(data["generations"])}
 

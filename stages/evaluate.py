@@ -5,8 +5,8 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point
-from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.threads import use_threads
 from stages import paths

@@ -1,7 +1,7 @@
 """Stage `init`: the generation-0 network (first best and first candidate), random, warm-started or taught
 by a player that needs no network (`teacher`), the compute spent to make it, and an empty replay buffer.
 MLflow's parent run is the setting's, found or created by whichever stage logs first
-(`pipeline/jobs/tracking.py`)."""
+(`pipeline/harness/tracking.py`)."""
 
 import shutil
 
@@ -12,10 +12,10 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import tracking_uri
 from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.teacher import teach, teacher_spec
-from pipeline.jobs.tracking import tracking_uri
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes

@@ -11,8 +11,8 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.report import params_section, summary_metrics, write_report
-from pipeline.jobs.entry import entry_point
-from pipeline.jobs.tracking import setting_key, stage_metrics, stage_run, warm_up
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import setting_key, stage_metrics, stage_run, warm_up
 from stages import paths
 
 

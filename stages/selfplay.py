@@ -6,10 +6,10 @@ import shutil
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import stage_metrics, stage_run, warm_up
 from pipeline.jobs.replay import save_samples
 from pipeline.jobs.selfplay import run_selfplay
-from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.threads import use_threads
 from stages import paths

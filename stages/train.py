@@ -7,9 +7,9 @@ import shutil
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import stage_metrics, stage_run, warm_up
 from pipeline.jobs.replay import load_samples, save_samples, windowed
-from pipeline.jobs.tracking import stage_metrics, stage_run, warm_up
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.threads import use_threads

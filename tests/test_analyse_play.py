@@ -144,7 +144,7 @@ def test_play_refuses_bad_seats_and_short_input(monkeypatch, capsys):
 
 
 def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
-    from pipeline.jobs.tracking import stage_run
+    from pipeline.harness.tracking import stage_run
 
     monkeypatch.chdir(tmp_path)  # the default store is ./mlflow.db, artifacts go under ./mlruns
     store = {"tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}"}

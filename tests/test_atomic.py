@@ -59,7 +59,7 @@ def test_leftovers_of_killed_writers_are_removed_and_nothing_else(tmp_path):
 FULL_DISK = """
 import resource, signal, sys
 from pipeline.atomic import write_npz
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 import numpy as np
 
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), as on a full disk

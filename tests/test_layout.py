@@ -28,11 +28,12 @@ FLOORS = {
     "pipeline/agents": 3,
     "pipeline/matches": 4,
     "pipeline/jobs": 5,
-    "pipeline/evaluation": 6,
-    "pipeline/sweeps": 6,
-    "pipeline/commands": 7,
-    "pipeline/__main__.py": 7,
-    "stages": 7,
+    "pipeline/harness": 6,
+    "pipeline/evaluation": 7,
+    "pipeline/sweeps": 7,
+    "pipeline/commands": 8,
+    "pipeline/__main__.py": 8,
+    "stages": 8,
 }
 # Imports across one floor, each with its reason (docs/architecture.md).
 SIDEWAYS = {

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from pipeline.commands import sweep as sweep_command
 from pipeline.config import ConfigError, load_params, parse_params
 from pipeline.games import make_game
-from pipeline.jobs.tracking import tracking_uri
+from pipeline.harness.tracking import tracking_uri
 from pipeline.sweeps import confirmation
 from pipeline.sweeps import storage as sweep_storage
 from pipeline.sweeps.report import compute_lines, write_best_params, write_report

@@ -16,14 +16,14 @@ from mlflow import MlflowClient
 from shipped import shipped_params
 
 from pipeline.config import parse_params
-from pipeline.jobs.tracking import default_tracking_uri, stage_run
+from pipeline.harness.tracking import default_tracking_uri, stage_run
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATIONS = [{"gen": 1, "prev": 0}]
 STAGE = """
 import sys, time
 from pipeline.config import parse_params
-from pipeline.jobs.tracking import default_tracking_uri, stage_run
+from pipeline.harness.tracking import default_tracking_uri, stage_run
 tracking = {"tracking_uri": sys.argv[1]}
 params = parse_params({"game": "tictactoe", "tracking": tracking, "generations": [{"gen": 1, "prev": 0}]})
 with stage_run(params, "selfplay", 1) as run:
@@ -203,8 +203,8 @@ import sys
 from pathlib import Path
 from pipeline.atomic import write_json
 from pipeline.config import parse_params
-from pipeline.jobs.entry import entry_point
-from pipeline.jobs.tracking import stage_run, warm_up
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import stage_run, warm_up
 
 disk, order = Path(sys.argv[1]), sys.argv[2]
 params = parse_params({"game": "tictactoe", "generations": [{"gen": 1, "prev": 0}],

@@ -13,7 +13,7 @@ import signal
 import sys
 
 from pipeline.config import load_params
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 
 COMMANDS = {  # name: one line for `python -m pipeline --help`
     "analyse": "what a network thinks of positions read from standard input",

@@ -44,7 +44,7 @@ from pipeline.config import MAX_SIDE_BY_SIDE, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.base import joins_moves
 from pipeline.games.moves import read_position
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search.analysis import analyse
 

@@ -21,7 +21,7 @@ from pipeline.evaluation.experiments.benchmark import curve_section, run_benchma
 from pipeline.evaluation.lineage import run_compute
 from pipeline.evaluation.strength_curve import curve
 from pipeline.games import make_game
-from pipeline.jobs.entry import UsageError, entry_point
+from pipeline.harness.entry import UsageError, entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 
 log = logging.getLogger(__name__)

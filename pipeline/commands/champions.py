@@ -4,7 +4,7 @@ inside the package, so a pip install has it too."""
 
 from pipeline.champions import card_path, names, summary
 from pipeline.commands.cli import command_parser
-from pipeline.jobs.entry import UsageError, entry_point
+from pipeline.harness.entry import UsageError, entry_point
 
 
 @entry_point

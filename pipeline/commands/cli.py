@@ -1,4 +1,4 @@
-"""What the command lines share besides their entry point (`pipeline/jobs/entry.py`): a parser
+"""What the command lines share besides their entry point (`pipeline/harness/entry.py`): a parser
 described by the command's docstring, and one-line refusals of numbers out of range."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pipeline.jobs.entry import UsageError
+from pipeline.harness.entry import UsageError
 
 
 def command_parser(name: str, doc: str, **options) -> argparse.ArgumentParser:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from pipeline.commands.cli import command_parser
 from pipeline.evaluation.run_comparison import comparison_rows, pipeline_runs, write_comparison
-from pipeline.jobs.entry import entry_point
-from pipeline.jobs.tracking import default_tracking_uri
+from pipeline.harness.entry import entry_point
+from pipeline.harness.tracking import default_tracking_uri
 
 
 @entry_point

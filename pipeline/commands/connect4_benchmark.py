@@ -21,7 +21,7 @@ from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.config import MAX_GAMES, MAX_SIMULATIONS, ConfigError
 from pipeline.evaluation.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.games import make_game
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import PRECISIONS, RUNTIMES, NetworkEvaluator
 from pipeline.search import CachingEvaluator, SearchConfig

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pipeline import champions
 from pipeline.commands.cli import command_parser
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
 
 

@@ -38,7 +38,7 @@ from pipeline.commands.cli import add_simulations, command_parser, refuse_outsid
 from pipeline.commands.networks import add_params_argument, network_params
 from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import make_game
-from pipeline.jobs.entry import UsageError, entry_point
+from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint

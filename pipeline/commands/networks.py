@@ -13,7 +13,7 @@ from pipeline import champions
 from pipeline.clip import quoted
 from pipeline.config import Params, TrackingParams, load_params, parse_params
 from pipeline.games import Game, make_game
-from pipeline.jobs.tracking import default_tracking_uri, download_champion
+from pipeline.harness.tracking import default_tracking_uri, download_champion
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.nets.senet import SENet
 

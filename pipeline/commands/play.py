@@ -34,7 +34,7 @@ from pipeline.commands.networks import add_network_arguments, load_network, netw
 from pipeline.config import MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.base import DrawsSeats, offers
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search import SearchConfig
 

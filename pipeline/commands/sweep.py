@@ -18,7 +18,7 @@ import optuna
 from pipeline.atomic import write_json
 from pipeline.commands.cli import command_parser, refuse_outside
 from pipeline.config import MAX_GAMES, MAX_WORKERS, load_params
-from pipeline.jobs.entry import entry_point
+from pipeline.harness.entry import entry_point
 from pipeline.sweeps import confirmation
 from pipeline.sweeps.report import write_report
 from pipeline.sweeps.storage import open_storage

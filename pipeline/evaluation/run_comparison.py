@@ -1,5 +1,5 @@
 """Pipeline runs of one MLflow experiment side by side: which params differ, where each run ended, and
-its per-generation curves drawn together. One parent run is one setting (`pipeline/jobs/tracking.py`),
+its per-generation curves drawn together. One parent run is one setting (`pipeline/harness/tracking.py`),
 so comparing parents compares settings: what `dvc exp run -S ...` experiments and sweeps ask.
 `python -m pipeline compare` writes the page; `notebooks/compare_runs.ipynb` draws the same inline."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pipeline.evaluation.report import write_pages
 from pipeline.evaluation.sections import Plot, Section, plt
-from pipeline.jobs.tracking import (
+from pipeline.harness.tracking import (
     DVC_EXPERIMENT,
     DVC_EXPERIMENT_COMMIT,
     GIT_COMMIT,

@@ -33,7 +33,7 @@ from pipeline import seeds
 from pipeline.agents.recipes import head_to_head_player
 from pipeline.config import ConfigError, Params, current_paths
 from pipeline.games import make_game
-from pipeline.jobs.tracking import download_run_artifact
+from pipeline.harness.tracking import download_run_artifact
 from pipeline.matches.arena import mixed_seatings, pairwise_score
 from pipeline.matches.workers import Workers, play_matches
 from pipeline.nets.checkpoint import load_checkpoint

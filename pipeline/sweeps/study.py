@@ -41,8 +41,8 @@ from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params, current_path, load_params, parse_params
 from pipeline.games import make_game
-from pipeline.jobs.entry import sigterm_raises
-from pipeline.jobs.tracking import (
+from pipeline.harness.entry import sigterm_raises
+from pipeline.harness.tracking import (
     child_run,
     download_run_artifact,
     log_to_run,

@@ -17,8 +17,8 @@ from pipeline.clip import clip
 from pipeline.config import ConfigError
 from pipeline.credentials import mask_passwords
 from pipeline.games import IllegalMove
+from pipeline.harness.tracking import TrackingError
 from pipeline.jobs.replay import DataError
-from pipeline.jobs.tracking import TrackingError
 from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError, InferenceServerError
 from pipeline.stores import StoreError
