@@ -49,3 +49,26 @@ def test_a_killed_stage_leaves_no_worker_and_no_server_behind(tmp_path):
         stage.wait()
     _, alive = psutil.wait_procs(children, timeout=60)
     assert alive == [], f"left behind: {[p.cmdline()[-3:] for p in alive]}"
+
+
+def test_sigterm_stops_a_timed_match_at_once_with_its_workers(tmp_path):
+    """A timed match's chunk can run for minutes; SIGTERM ends the command in one line, status 143,
+    without waiting for a running chunk, and leaves no worker behind (issue 64)."""
+    command = [sys.executable, "-m", "pipeline", "match", "tictacmo", "random", "--move-time", "600"]
+    match = subprocess.Popen(command, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stderr=subprocess.PIPE)
+    parent = psutil.Process(match.pid)
+    try:
+        deadline = time.monotonic() + 120
+        children: list[psutil.Process] = []
+        while time.monotonic() < deadline and len(children) < 2:  # the workers (and the resource tracker)
+            time.sleep(0.2)
+            children = parent.children()
+        assert children, "the match never started its workers"
+        time.sleep(3)  # every worker is deep in its first 600 s move
+        match.send_signal(signal.SIGTERM)
+        _, err = match.communicate(timeout=30)
+    finally:
+        match.kill()
+    assert match.returncode == 128 + signal.SIGTERM and err.decode().strip().splitlines() == ["terminated"]
+    _, alive = psutil.wait_procs(children, timeout=30)
+    assert alive == [], f"left behind: {[p.cmdline()[-3:] for p in alive]}"

@@ -129,7 +129,18 @@ def _pool_chunks(count: int, init: tuple, jobs: list[tuple], served: dict, check
                 waiting.update(kept)
                 finished.update(kept)
                 served["retried_chunks"] = served.get("retried_chunks", 0) + len(jobs) - len(finished)
+            except BaseException:  # SIGTERM, Ctrl-C, a caller that stopped reading: wait for no running chunk
+                _stop_workers(pool)
+                raise
     raise BackendError(f"workers: a worker process died {MAX_POOL_STARTS} times in one match (out of memory?)")
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """The pool's workers killed and its queue dropped, so that leaving its `with` waits for no chunk in
+    play: a timed match's chunk can run for many minutes, and SIGTERM would wait for all of them."""
+    for process in list(getattr(pool, "_processes", {}).values()):  # no public way before Python 3.14
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _ray_backend():
