@@ -15,8 +15,7 @@ import torch
 from pipeline import champions
 from pipeline.agents.monte_carlo import MonteCarloAgent
 from pipeline.agents.recipes import champion_player
-from pipeline.agents.search_agent import TIMED_SIMULATIONS
-from pipeline.config import load_params
+from pipeline.config import TIMED_SIMULATIONS, load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
 

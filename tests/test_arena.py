@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from pipeline.agents import PlayConfig, RandomAgent, uct_agent
+from pipeline.agents.base import RandomAgent
+from pipeline.agents.search_agent import PlayConfig, uct_agent
 from pipeline.agents.spec import AgentSpec
 from pipeline.games import make_game
 from pipeline.matches.arena import (

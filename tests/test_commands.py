@@ -124,3 +124,23 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 1 and done.stdout == "[]\n"
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"error: {path}: ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["match", "tictacmo", "random", "--move-time", "inf"], "error: --move-time: expected seconds above 0"),
+        (["match", "tictacmo", "uct:٣"], "error: uct:٣: neither a checkpoint file nor a baseline"),
+        (["match", "tictacmo", ""], "error: '': neither a checkpoint file nor a baseline"),
+        (["match", "greedy", "random"], "error: greedy: A is a baseline; give the game to play with --game"),
+        (["match", "tictacmo", "random", "--games-per-seating", "0"], "error: --games-per-seating"),
+    ],
+)
+def test_a_bad_match_argument_is_one_line_before_torch_is_imported(argv, message, tmp_path):
+    """A match's arguments are checked before its networks and workers are imported (0.7 s against 1.9-2.3 s
+    on an idle machine when written)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", NO_HEAVY_IMPORT, *argv], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode in (1, 2) and done.stdout == "[]\n"
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(message), done.stderr

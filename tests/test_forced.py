@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from test_gumbel import TargetCells
 
-from pipeline.agents import PlayConfig, SearchAgent
+from pipeline.agents.search_agent import PlayConfig, SearchAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.search import SearchConfig

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.agents import PlayConfig, SearchAgent
 from pipeline.agents.recipes import search_config
+from pipeline.agents.search_agent import PlayConfig, SearchAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from pipeline.agents import RandomAgent
+from pipeline.agents.base import RandomAgent
 from pipeline.games import make_game
 from pipeline.matches.arena import GameRecord, mixed_seatings, play_games
 from pipeline.matches.cache import MatchCache

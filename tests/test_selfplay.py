@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import pipeline.jobs.selfplay as selfplay
-from pipeline.agents import GreedyValueAgent
+from pipeline.agents.greedy import GreedyValueAgent
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover

@@ -7,9 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from pipeline.agents import PlayConfig, SearchAgent, uct_agent
 from pipeline.agents.monte_carlo import MonteCarloAgent
-from pipeline.agents.search_agent import CLOCK_STEP
+from pipeline.agents.search_agent import CLOCK_STEP, PlayConfig, SearchAgent, uct_agent
 from pipeline.games import make_game
 from pipeline.search import RolloutEvaluator, SearchConfig
 

@@ -1,18 +1,4 @@
-"""Players: AlphaZero, UCT with random rollouts, greedy value play, uniform random and fixed Pig
-strategies, all behind `Agent`."""
-
-from pipeline.agents.base import Agent, RandomAgent
-from pipeline.agents.greedy import GreedyValueAgent
-from pipeline.agents.pig_policy import PigPolicyAgent, pig_table_agent
-from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
-
-__all__ = [
-    "Agent",
-    "GreedyValueAgent",
-    "PigPolicyAgent",
-    "PlayConfig",
-    "RandomAgent",
-    "SearchAgent",
-    "pig_table_agent",
-    "uct_agent",
-]
+"""Players: AlphaZero, UCT with random rollouts, greedy value play, uniform random, the Kingdomino
+anchor's greedy and flat Monte Carlo, fixed Pig strategies, Connect-4's alpha-beta and perfect player,
+all behind `Agent` (`base.py`). Import each from its module: the package imports none of them, so that
+the player grammar (`names.py`) reads a command's arguments before torch is imported."""

@@ -14,11 +14,13 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline import champions
-from pipeline.agents.search_agent import TIMED_SIMULATIONS
-from pipeline.agents.spec import AgentSpec
-from pipeline.config import MAX_MOVE_SECONDS, MAX_SIMULATIONS
+from pipeline.config import MAX_MOVE_SECONDS, MAX_SIMULATIONS, TIMED_SIMULATIONS
+
+if TYPE_CHECKING:
+    from pipeline.agents.spec import AgentSpec
 
 # What N means for the kinds that take one; the others take none.
 NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total", "mce": "playouts"}
@@ -97,6 +99,8 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
 def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
     """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
     `seed` are a UCT baseline's exploration constant and rollout seed."""
+    from pipeline.agents.spec import AgentSpec  # here: the grammar reads arguments before torch is imported
+
     n = player.number
     if player.kind == "uct":
         simulations, seconds = player.budget()

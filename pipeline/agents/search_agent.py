@@ -32,8 +32,6 @@ class PlayConfig:
     seconds: float = 0.0
 
 
-# The most simulations a timed move runs: it bounds a timed player's tree (memory) and nothing else.
-TIMED_SIMULATIONS = 1000
 # Simulations between two looks at the clock: few enough to stop near the deadline (at least one
 # step of `search.parallel_leaves` walkers).
 CLOCK_STEP = 8

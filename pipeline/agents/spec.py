@@ -7,18 +7,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.agents import (
-    GreedyValueAgent,
-    PlayConfig,
-    RandomAgent,
-    SearchAgent,
-    pig_table_agent,
-    uct_agent,
-)
 from pipeline.agents.alphabeta import AlphaBetaAgent
-from pipeline.agents.base import Teaching
+from pipeline.agents.base import RandomAgent, Teaching
+from pipeline.agents.greedy import GreedyValueAgent
 from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
 from pipeline.agents.perfect import PerfectConnect4Agent
+from pipeline.agents.pig_policy import pig_table_agent
+from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.nets.server import ServedEvaluator, ServedNetwork, served_evaluator

@@ -33,9 +33,18 @@ import torch
 
 from pipeline import champions
 from pipeline.agents.recipes import selfplay_player
-from pipeline.agents.search_agent import TIMED_SIMULATIONS, PlayConfig, SearchAgent
+from pipeline.agents.search_agent import PlayConfig, SearchAgent
 from pipeline.commands.cli import command_parser, out_of_range
-from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, Device, Params, TrainParams, parse_params
+from pipeline.config import (
+    MAX_GAMES,
+    MAX_SIDE_BY_SIDE,
+    MAX_WORKERS,
+    TIMED_SIMULATIONS,
+    Device,
+    Params,
+    TrainParams,
+    parse_params,
+)
 from pipeline.games import make_game
 from pipeline.games.base import PlaysGreedy
 from pipeline.jobs.selfplay import run_selfplay

@@ -32,16 +32,12 @@ import numpy as np
 
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
-from pipeline.agents.recipes import champion_player, head_to_head_player
-from pipeline.agents.search_agent import TIMED_SIMULATIONS
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
 from pipeline.commands.networks import add_params_argument, network_params
-from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS
+from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
 from pipeline.games import make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
-from pipeline.matches.workers import Workers, play_match
-from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
 
 @entry_point
@@ -72,16 +68,25 @@ def main(argv):
         raise UsageError(
             f"--move-time: expected seconds above 0, at most {MAX_MOVE_SECONDS:,.0f}, got {args.move_time}"
         )
-    first_player = baseline_or_network(args.first)
+    first_player, second = baseline_or_network(args.first), player_named(args.second)
+    if first_player.kind != NETWORK and not args.game:
+        raise UsageError(f"{args.first}: A is a baseline; give the game to play with --game")
+    play(args, first_player, second)
+
+
+def play(args, first_player: PlayerName, second: PlayerName) -> None:
+    """The match that the checked arguments name. Torch, the networks and the workers are imported here,
+    after every argument's one-line error: their import takes seconds on a loaded machine."""
+    from pipeline.agents.recipes import champion_player, head_to_head_player
+    from pipeline.matches.workers import Workers, play_match
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+
     if first_player.kind == NETWORK:
         first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
         load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
         spec = args.game or checkpoint_game(first)
-    elif args.game:
-        spec = args.game
     else:
-        raise UsageError(f"{args.first}: A is a baseline; give the game to play with --game")
-    second = player_named(args.second)
+        spec = args.game
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
     game = make_game(spec)
     seconds = args.move_time or 0.0

@@ -8,14 +8,16 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline import champions
 from pipeline.clip import quoted
 from pipeline.config import Params, TrackingParams, load_params, parse_params
 from pipeline.games import Game, make_game
 from pipeline.harness.tracking import default_tracking_uri, download_champion
-from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
-from pipeline.nets.senet import SENet
+
+if TYPE_CHECKING:
+    from pipeline.nets.senet import SENet
 
 
 def add_network_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,6 +78,8 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
 
 
 def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint  # torch: after the arguments' checks
+
     if spec:
         game = _game(parser, spec)
         return game, load_checkpoint(path, game.name)

@@ -26,9 +26,10 @@ import sys
 import numpy as np
 
 from pipeline import champions
-from pipeline.agents import Agent, RandomAgent, SearchAgent, uct_agent
+from pipeline.agents.base import Agent, RandomAgent
 from pipeline.agents.names import SEATS, PlayerName, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_play, search_config
+from pipeline.agents.search_agent import SearchAgent, uct_agent
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.config import MAX_SEED, MAX_SIMULATIONS

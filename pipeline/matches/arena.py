@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.agents import Agent
+from pipeline.agents.base import Agent
 
 
 @dataclass
