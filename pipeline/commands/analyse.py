@@ -36,7 +36,6 @@ from itertools import islice
 
 import numpy as np
 
-from pipeline.agents.recipes import search_config
 from pipeline.clip import clip
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
@@ -45,7 +44,6 @@ from pipeline.games import Game, IllegalMove
 from pipeline.games.base import joins_moves
 from pipeline.games.moves import read_position
 from pipeline.harness.entry import entry_point
-from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.search.analysis import analyse
 
 
@@ -87,6 +85,9 @@ def main(argv):
         parser.error("give the network to analyse with: a CHECKPOINT or --champion")
     game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
+    from pipeline.agents.recipes import search_config  # torch: after the arguments' checks
+    from pipeline.nets.evaluator import NetworkEvaluator
+
     config = search_config(network_params(args.params, args.checkpoint, game.name))
     evaluator = NetworkEvaluator(game, model, runtime=config.runtime, device=config.device)
     failed = answer_lines(game, evaluator, batch, args.simulations, args.json, config)

@@ -22,22 +22,22 @@ CHECKPOINT, no --champion) `--game` names the game and only `human`, `uct` and `
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from pipeline import champions
 from pipeline.agents.base import Agent, RandomAgent
 from pipeline.agents.names import SEATS, PlayerName, baseline_spec, parse_player
-from pipeline.agents.recipes import champion_play, search_config
-from pipeline.agents.search_agent import SearchAgent, uct_agent
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.config import MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.base import DrawsSeats, offers
 from pipeline.harness.entry import entry_point
-from pipeline.nets.evaluator import NetworkEvaluator
-from pipeline.search import SearchConfig
+
+if TYPE_CHECKING:
+    from pipeline.search import SearchConfig
 
 
 class HumanAgent:
@@ -95,6 +95,12 @@ def make_agents(
 ) -> list[Agent]:
     """The players at the table; az seats are the champion (`recipes.champion_play`) searching with
     `config`, the network's own search settings (`networks.network_params`)."""
+    # the search and the networks (torch) are imported here, after every argument's one-line error
+    from pipeline.agents.recipes import champion_play
+    from pipeline.agents.search_agent import SearchAgent, uct_agent
+    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.search import SearchConfig
+
     config = config or SearchConfig()
     evaluator = NetworkEvaluator(game, model, runtime=config.runtime, device=config.device) if model else None
     agents = []
@@ -167,6 +173,8 @@ def main(argv):
         parser.error(str(err))
     if model is None and any(player.kind == "az" for player in seats):
         parser.error("az seats need a network: give a CHECKPOINT or --champion (or seat uct, random)")
+    from pipeline.agents.recipes import search_config  # torch: after the arguments' checks
+
     config = search_config(network_params(args.params, args.checkpoint, game.name))
     agents = make_agents(game, seats, model, args.seed, config)
     print("seats: " + ", ".join(agent.name for agent in agents), flush=True)
