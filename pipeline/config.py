@@ -27,7 +27,7 @@ from pydantic import (
 
 from pipeline.clip import clip
 from pipeline.games import make_game
-from pipeline.games.base import HasMargins, PlaysGreedy
+from pipeline.games.base import HasMargins, PlaysGreedy, offers
 from pipeline.games.values import SCHEMES
 
 
@@ -455,13 +455,13 @@ class Params(Section):
 
     @model_validator(mode="after")
     def _margin_needs_a_margin(self) -> Params:
-        if self.value.scheme == "margin" and not isinstance(make_game(self.game), HasMargins):
+        if self.value.scheme == "margin" and not offers(make_game(self.game), HasMargins):
             raise ValueError(f"value.scheme: game {self.game!r} defines no margin; use win_loss or pairwise_rank")
         return self
 
     @model_validator(mode="after")
     def _playouts_need_a_greedy_player(self) -> Params:
-        if self.search.greedy_playout_weight > 0 and not isinstance(make_game(self.game), PlaysGreedy):
+        if self.search.greedy_playout_weight > 0 and not offers(make_game(self.game), PlaysGreedy):
             raise ValueError(
                 f"search.greedy_playout_weight: game {self.game!r} has no player-greedy policy to play out with; set 0"
             )

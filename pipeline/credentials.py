@@ -10,19 +10,21 @@ from __future__ import annotations
 import re
 
 # scheme://user:password@host, for any scheme (SQLAlchemy's `dialect+driver`, http, redis, ...). Either
-# part may hold what drivers accept raw (spaces, '/', ':', '@'), so the user runs to the first ':' and
-# the password to the last '@' of the line: masking too much of a line is safe, too little is not.
-_URL_PASSWORD = re.compile(r"(?P<user>[A-Za-z][\w+.-]*://[^:\n]*:)[^\n]*@")
+# part may hold what drivers accept raw (spaces, ':', '@'; '/' in the password), so the user runs to the
+# first ':' (not past a '/': a path is no user) and the password to the last '@' of the line: masking
+# too much of a line is safe, too little is not.
+_URL_PASSWORD = re.compile(r"(?P<user>[A-Za-z][\w+.-]*://[^:/\n]*:)[^\n]*@")
 # A password given by key: libpq's `?password=` in a URL and `password=...` in a key-value DSN, ODBC's
-# `PWD=...`, `PGPASSWORD=...` in the environment, `"password": "..."` in JSON or a Python dict. A quoted
-# value ends at its quote; an unquoted one at '&' or ';', or where the next `key=` starts: libpq reads
-# `password=S3c ret` as the password `S3c` and a stray word `ret`, which its error message quotes. A
+# `PWD=...` (braced, `}}` an escaped brace), `PGPASSWORD=...` in the environment, `password: ...` in YAML,
+# `"password": ...` in JSON or a Python dict. A quoted value ends at its quote; an unquoted one runs on
+# (';', '&' and spaces included, as libpq and ODBC read them) until the next `key=` or the line's end:
+# libpq reads `password=S3c ret` as `S3c` and a stray word `ret`, which its error message quotes. A
 # value masked already stays `***`, so a masked line can be masked again without losing its words.
 _KEY = r"\b\w*(?:password|passwd|pwd)\b"
-_QUOTED = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\{[^}\n]*\}"
+_QUOTED = r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\{(?:[^}\n]|\}\})*\}"
 _KEY_PASSWORD = re.compile(
-    rf"(?P<key>{_KEY}\s*(?:=|%3D)\s*)(?:{_QUOTED}|\*\*\*(?=[\s:;&]|$)|(?:(?!\s+[\w%]+\s*=)[^&;\n])+)"
-    rf"|(?P<quoted_key>[\"']{_KEY}[\"']\s*:\s*)(?:{_QUOTED})",
+    rf"(?P<key>{_KEY}\s*(?:=|%3D|:)\s*)(?:{_QUOTED}|\*\*\*(?=[\s;]|$)|(?:(?!\s+[\w%]+\s*=)[^\n])+)"
+    rf"|(?P<quoted_key>[\"']{_KEY}[\"']\s*:\s*)(?:{_QUOTED}|[^,}}\s]+)",
     re.IGNORECASE,
 )
 

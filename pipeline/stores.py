@@ -75,7 +75,9 @@ def store_scheme(uri: str) -> str:
     if _KEY_VALUE_DSN.match(uri):
         raise StoreError("a key-value DSN, not a URL; expected postgresql://USER@HOST/DB (the password in PGPASSWORD)")
     found = _SCHEME.match(uri)
-    return found[1].split("+")[0].lower() if found else ""
+    if not found or len(found[1]) == 1:  # `C:/mlruns`: a drive letter, a local path as MLflow reads it
+        return ""
+    return found[1].split("+")[0].lower()
 
 
 def mlflow_schemes() -> tuple[str, ...]:

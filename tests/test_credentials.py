@@ -15,6 +15,12 @@ from pipeline.credentials import mask_passwords
 # the user or the password, key-value DSNs, ODBC strings, environment lines, dicts.
 SECRET_FORMS = [
     ("postgresql+psycopg://ada:Zq7x@127.0.0.1:5432/optuna", "Zq7x"),
+    ("host=db user=ada password=Zq;7x dbname=x", "7x"),  # libpq keeps ';' in an unquoted value
+    ("host=db password=Zq&7x", "7x"),
+    ("postgresql://ada@db/x?password=Zq;7x", "7x"),
+    ("DRIVER=x;PWD={Zq}}7x;d};UID=u", "7x;d"),  # ODBC's braces, '}}' an escaped brace
+    ("password: Zq7x", "Zq7x"),  # YAML
+    ('{"password": 90817, "user": "ada"}', "90817"),  # JSON, a number
     ("postgresql+psycopg2://ada:Zq7x@db/optuna", "Zq7x"),
     ("postgres://u:Zq7x@127.0.0.1:1/db", "Zq7x"),
     ("postgresql://ada:Zq/7x@db/optuna", "Zq/7x"),  # a raw '/'

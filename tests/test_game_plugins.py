@@ -23,6 +23,15 @@ class FourInARow(ConnectGame):
 class NotAGame:
     def __init__(self):
         self.num_players = 2
+
+
+class OldMargins(FourInARow):
+    """Margins with the scale as an attribute, as games wrote it before `HasMargins.margin_scale()`."""
+
+    margin_scale = 4.0
+
+    def margins(self, state):
+        return [0.0, 0.0]
 '''
 
 
@@ -71,6 +80,7 @@ def test_an_installed_packages_entry_point_names_a_game(rules, monkeypatch):
         ("my_rules:NotAGame", "game 'my_rules:NotAGame': NotAGame is not a Game: it lacks initial_state, legal_mask"),
         ("my_rules:FourInARow(depth=3)", "unknown option 'depth'; FourInARow takes options rows, cols"),
         ("my_rules:FourInARow(rows=x)", "option 'rows=x' must be name=integer"),
+        ("my_rules:OldMargins", "OldMargins: HasMargins (pipeline/games/base.py) is margins() and margin_scale(), as"),
     ],
 )
 def test_a_bad_plugin_spec_is_one_line(rules, spec, line):

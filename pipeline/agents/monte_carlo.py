@@ -20,7 +20,7 @@ import numpy as np
 
 from pipeline.agents.base import PositionAgent
 from pipeline.config import ValueParams
-from pipeline.games.base import PlaysGreedy, margin_scale
+from pipeline.games.base import PlaysGreedy, margin_scale, offers
 from pipeline.games.values import outcome_value
 from pipeline.search.playouts import greedy_outcomes
 
@@ -28,7 +28,7 @@ GAME_SCORES = ValueParams()  # win_loss, not zero-sum: a move's value is the gam
 
 
 def _check_greedy(game) -> None:
-    if not isinstance(game, PlaysGreedy):
+    if not offers(game, PlaysGreedy):
         raise ValueError(f"game {game.name!r} has no player-greedy policy (greedy_action); greedy and mce need one")
 
 

@@ -3,6 +3,7 @@ settings and (for networks) the weights, and builds the player in whichever work
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -119,6 +120,10 @@ class AgentSpec:
             search = self.search
             self._frozen = NetworkEvaluator(game, model.eval(), search.precision, search.runtime, search.device)
         return self._frozen
+
+    def on_device(self, device: str) -> AgentSpec:
+        """This player with its network on `device` (auto, cpu or cuda) instead of the params' one."""
+        return dataclasses.replace(self, search=self.search.model_copy(update={"device": device}))
 
     def served(self) -> ServedNetwork | None:
         """What an inference server needs to play this player's network; None for players without one."""

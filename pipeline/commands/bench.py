@@ -46,7 +46,7 @@ from pipeline.config import (
     parse_params,
 )
 from pipeline.games import make_game
-from pipeline.games.base import PlaysGreedy
+from pipeline.games.base import PlaysGreedy, offers
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
@@ -365,7 +365,7 @@ def run(
             "ceiling_to_one_process": ceiling / alone["sims_per_s"],
             **{key: value for key, value in play.items() if key.startswith("server_")},
         }
-        if isinstance(game, PlaysGreedy):  # searched with greedy playouts at the leaves too
+        if offers(game, PlaysGreedy):  # searched with greedy playouts at the leaves too
             mixed = selfplay_figures(name, model, count, batch, **where, playout_weight=PLAYOUT_WEIGHT)
             figures[name] |= {
                 "greedy_playouts_per_s": greedy_playouts_per_s(game, seconds=network_seconds),

@@ -137,6 +137,21 @@ class ReadsDraws(Protocol):
     def parse_draw(self, state: Any, text: str) -> Any: ...
 
 
+ABILITIES = (PlaysGreedy, PlaysOutInBatches, HasMargins, HasConstantPlanes, JoinsMoves, DrawsSeats, ReadsDraws)
+
+
+def half_an_ability(game) -> str | None:
+    """What a game has of an ability but not all of it, or not as methods (`margin_scale = 20.0`, an
+    attribute, where `margin_scale()` is asked): `offers` would miss it, or it would fail when called."""
+    for ability in ABILITIES:
+        names = [name for name, value in vars(ability).items() if callable(value) and not name.startswith("_")]
+        present = [name for name in names if hasattr(game, name)]
+        if present and (len(present) < len(names) or not all(callable(getattr(game, n)) for n in present)):
+            methods = " and ".join(f"{name}()" for name in names)
+            return f"{ability.__name__} (pipeline/games/base.py) is {methods}, as methods; it has {', '.join(present)}"
+    return None
+
+
 def offers(game, ability: type) -> bool:
     """`isinstance(game, ability)` for the abilities above, answered once per game class: a runtime
     protocol check costs about 80 microseconds, and search asks once a simulation (4% of a timed

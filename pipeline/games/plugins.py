@@ -21,7 +21,7 @@ import re
 from importlib.metadata import entry_points
 
 from pipeline.clip import quoted
-from pipeline.games.base import Game
+from pipeline.games.base import Game, half_an_ability
 
 ENTRY_POINT_GROUP = "alphazero_pipeline.games"
 _PLUGIN = re.compile(r"^\s*([A-Za-z_][\w.]*):([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")
@@ -60,5 +60,7 @@ def named_plugin(spec: str, game) -> Game:
     """A plugin class's game, refused in one line unless it has the contract's sizes, named `spec`."""
     if missing := [size for size in SIZES if not hasattr(game, size)]:
         raise ValueError(f"game {quoted(spec)}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
+    if half := half_an_ability(game):
+        raise ValueError(f"game {quoted(spec)}: {type(game).__name__}: {half}")
     game.name = spec.strip()
     return game

@@ -49,8 +49,9 @@ def teacher_spec(game, params: Params) -> AgentSpec:
             "teacher.value_weight: the teacher's values come with its soft targets; set teacher.temperature > 0"
         )
     spec.teaching = True
-    spec.target_temperature = teacher.temperature
-    spec.search = spec.search.model_copy(update={"value": params.value})  # its values under the run's scheme
+    if teacher.temperature > 0:  # its values are targets: under the run's scheme (its moves then follow them)
+        spec.target_temperature = teacher.temperature
+        spec.search = spec.search.model_copy(update={"value": params.value})
     return spec
 
 

@@ -120,9 +120,11 @@ def run_chunks(workers, game_name: str, specs: list, jobs: list[tuple], served: 
     servers (one per node, `_NodeServer`), their figures summed into `served`."""
     connect(workers.ray_address)
     key = uuid.uuid4().hex  # names this call's agents in the workers' one-entry cache
-    agents = [ray.put(specs)]  # in a list, so a task resolves it only when its worker lacks the agents
     networks = [spec.served() for spec in specs if spec.network]
     servers = _start_node_servers(game_name, networks, workers) if networks else {}
+    if servers:  # a task on a node without a server plays its networks on the CPU: served tasks never open the GPU
+        specs = [spec.on_device("cpu") for spec in specs]
+    agents = [ray.put(specs)]  # in a list, so a task resolves it only when its worker lacks the agents
     addresses = {node: ray.get(server.address.remote()) for node, server in servers.items()}
     refs = [_chunk_task.remote(key, game_name, agents, addresses, *job) for job in jobs]
     try:

@@ -39,7 +39,7 @@ def greedy_outcomes(game, states: list, rngs: list) -> tuple[np.ndarray, np.ndar
 
 def check_playouts(game, weight: float) -> None:
     """One line where a search asks for playouts the game cannot play."""
-    if weight > 0 and not isinstance(game, PlaysGreedy):
+    if weight > 0 and not offers(game, PlaysGreedy):
         raise ValueError(
             f"search.greedy_playout_weight: game {game.name!r} has no player-greedy policy to play out with"
         )
