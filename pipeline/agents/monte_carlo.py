@@ -20,9 +20,8 @@ import numpy as np
 
 from pipeline.agents.base import PositionAgent
 from pipeline.config import ValueParams
-from pipeline.games.base import PlaysGreedy, margin_scale, offers
-from pipeline.games.values import outcome_value
-from pipeline.search.playouts import greedy_outcomes
+from pipeline.games.base import PlaysGreedy, offers
+from pipeline.search.playouts import playout_values
 
 GAME_SCORES = ValueParams()  # win_loss, not zero-sum: a move's value is the game's own score vector
 
@@ -66,9 +65,8 @@ class MonteCarloAgent(PositionAgent):
         self.played = 0  # playouts played, for throughput figures (as SearchAgent.simulations)
         self._root_values: dict[int, np.ndarray] = {}
 
-    def appraise(self, state, rng) -> tuple[list[int], np.ndarray]:
-        """The legal moves and each one's mean final value vector (absolute seats) over its playouts."""
-        legal = self.game.legal_actions(state)
+    def appraise(self, state, legal: list[int], rng) -> np.ndarray:
+        """Each of the `legal` moves' mean final value vector (absolute seats) over its playouts."""
         totals, counts = np.zeros((len(legal), self.game.num_players)), np.zeros((len(legal), 1))
         deadline, played = time.perf_counter() + self.seconds, 0
         while played < len(legal) or (time.perf_counter() < deadline if self.seconds > 0 else played < self.playouts):
@@ -76,19 +74,17 @@ class MonteCarloAgent(PositionAgent):
             # played in one batch
             tried = len(legal) if self.seconds > 0 or played < len(legal) else min(len(legal), self.playouts - played)
             afters = [self.game.step(state, legal[k], rng)[0] for k in range(tried)]
-            scores, margins = greedy_outcomes(self.game, afters, [rng] * tried)
-            scheme, zero_sum = self.value.scheme, self.value.zero_sum
-            totals[:tried] += outcome_value(scores, margins, margin_scale(self.game), scheme, zero_sum)
+            totals[:tried] += playout_values(self.game, afters, [rng] * tried, self.value)
             counts[:tried] += 1
             played += tried
         self.played += played
-        return legal, totals / counts
+        return totals / counts
 
     def choose(self, state, rng):
         legal = self.game.legal_actions(state)
         if len(legal) == 1:
             return legal[0]
-        legal, means = self.appraise(state, rng)
+        means = self.appraise(state, legal, rng)
         return int(legal[int(np.argmax(means[:, self.game.to_play(state)]))])
 
     def act(self, game_ids):
@@ -100,7 +96,8 @@ class MonteCarloAgent(PositionAgent):
         """The best move with the softmax of every move's mean for the mover as its policy target; its
         mean value vector is kept as the root value."""
         state, rng = self._games[game_id]
-        legal, means = self.appraise(state, rng)
+        legal = self.game.legal_actions(state)
+        means = self.appraise(state, legal, rng)
         mover_means = means[:, self.game.to_play(state)]
         best = int(np.argmax(mover_means))
         self._root_values[game_id] = means[best]

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.config import ValueParams
 from pipeline.games.base import HasMargins, PlaysGreedy, PlaysOutInBatches, margin_scale, offers
 from pipeline.games.values import outcome_value
 
@@ -37,6 +38,13 @@ def greedy_outcomes(game, states: list, rngs: list) -> tuple[np.ndarray, np.ndar
     return scores, margins
 
 
+def playout_values(game, states: list, rngs: list, value: ValueParams) -> np.ndarray:
+    """The end value under `value`'s scheme (absolute seats) of one greedy playout from each state: what
+    a leaf mixes in and what `mce` averages a move's playouts of."""
+    scores, margins = greedy_outcomes(game, states, rngs)
+    return outcome_value(scores, margins, margin_scale(game), value.scheme, value.zero_sum)
+
+
 def check_playouts(game, weight: float) -> None:
     """One line where a search asks for playouts the game cannot play."""
     if weight > 0 and not offers(game, PlaysGreedy):
@@ -48,11 +56,9 @@ def check_playouts(game, weight: float) -> None:
 def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.ndarray:
     """(1 - weight) `values` + weight the end value (the config's value scheme) of one greedy playout
     from each node's state, all in absolute seats; each playout draws from its tree's generator."""
-    game = forest.game
     states = [forest.states[node] for node in nodes]
-    scores, margins = greedy_outcomes(game, states, [forest.rngs[node // forest.capacity] for node in nodes])
-    outcomes = outcome_value(
-        scores, margins, margin_scale(game), config.value.scheme, config.value.zero_sum
-    )  # fmt: skip
+    outcomes = playout_values(
+        forest.game, states, [forest.rngs[node // forest.capacity] for node in nodes], config.value
+    )
     weight = config.greedy_playout_weight
     return (1 - weight) * values + weight * outcomes
