@@ -26,9 +26,10 @@ from tqdm import tqdm
 
 from pipeline import champions
 from pipeline.config import Device, load_params
-from pipeline.evaluation.connect4_benchmark import mistake_rates, read_set, resolve_files
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
+from pipeline.games.connect.experiments.pons import mistake_rates, read_set, resolve_files
+from pipeline.games.connect.positions import CONNECT4
 from pipeline.games.moves import read_position
 from pipeline.harness.entry import entry_point
 from pipeline.jobs.replay import load_samples, save_samples
@@ -37,7 +38,6 @@ from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator, frozen_for_inference
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.positions import CONNECT4
 from pipeline.search.analysis import search_positions
 from pipeline.search.mcts import SearchConfig
 

@@ -14,8 +14,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from pipeline.games.kingdomino import KingdominoGame
-from pipeline.games.kingdomino_compiled import CompiledKingdomino
+from pipeline.games.kingdomino.compiled import CompiledKingdomino
+from pipeline.games.kingdomino.rules import KingdominoGame
 from pipeline.search.playouts import greedy_playout
 
 # (players, size, middle, harmony, fit), as the tests' variants

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.games import kingdomino_kernels as kernels
 from pipeline.games import make_game
+from pipeline.games.kingdomino import kernels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kingdomino_speed  # noqa: E402  (benchmarks/, beside this file)

@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from pipeline.games.kingdomino import KingdominoGame
-from pipeline.games.kingdomino_compiled import CompiledKingdomino
+from pipeline.games.kingdomino.compiled import CompiledKingdomino
+from pipeline.games.kingdomino.rules import KingdominoGame
 from pipeline.search.playouts import greedy_playout
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from pipeline.games import make_game
-from pipeline.games.kingdomino import TERRAINS
+from pipeline.games.kingdomino.rules import TERRAINS
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
 PROPERTY_CROWNS = len(TERRAINS) + 1  # a seat's plane after its terrains and crowns: its points, square by square

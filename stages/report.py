@@ -11,6 +11,7 @@ from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.report import params_section, summary_metrics, write_report
+from pipeline.games import make_game
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import setting_key, stage_metrics, stage_run, warm_up
 from stages import paths
@@ -28,7 +29,7 @@ def main(argv):
     final = params.final_generation
     gens = range(1, final + 1)
     figures = {stage: [_read(paths.metrics(stage, g)) for g in gens] for stage in ("selfplay", "train", "gate")}
-    evaluation = Evaluation.read(_read(paths.EVALUATION))
+    evaluation = Evaluation.read(_read(paths.EVALUATION), make_game(params.game))
     start = _read(paths.START)
     preface = (params_section(params, setting_key(params)),)
     written = write_report(

@@ -11,11 +11,11 @@ from test_report import GATE, SELFPLAY, TRAIN
 
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.evaluation.experiments import Evaluation
-from pipeline.evaluation.experiments.benchmark import BenchmarkResult
 from pipeline.evaluation.lineage import compute_before
 from pipeline.evaluation.report import write_report
 from pipeline.evaluation.strength_curve import cumulative_compute, curve
 from pipeline.games import make_game
+from pipeline.games.connect.experiments.benchmark import BenchmarkResult
 from pipeline.jobs.replay import DataError
 
 

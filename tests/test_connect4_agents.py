@@ -5,13 +5,13 @@ benchmark counts exactly the moves whose outcome is worse than the best."""
 import numpy as np
 import pytest
 
-from pipeline.agents.alphabeta import AlphaBetaAgent
-from pipeline.agents.perfect import PerfectConnect4Agent
-from pipeline.evaluation.connect4_benchmark import mistake_rates, read_set
 from pipeline.games import make_game
+from pipeline.games.connect.experiments.pons import mistake_rates, read_set
+from pipeline.games.connect.players.alphabeta import AlphaBetaAgent
+from pipeline.games.connect.players.perfect import PerfectConnect4Agent
+from pipeline.games.connect.positions import CONNECT4
+from pipeline.games.connect.solvers.connect4 import Connect4Solver
 from pipeline.matches.arena import pairwise_score, play_games
-from pipeline.positions import CONNECT4
-from pipeline.solvers.connect4 import Connect4Solver
 
 DATA = CONNECT4
 GAME = make_game("connect4")

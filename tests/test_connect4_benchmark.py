@@ -8,12 +8,12 @@ import pytest
 import torch
 
 from pipeline.commands.connect4_benchmark import main
-from pipeline.evaluation.connect4_benchmark import mistake_rates
 from pipeline.games import make_game
+from pipeline.games.connect.experiments.pons import mistake_rates
+from pipeline.games.connect.positions import CONNECT4
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.positions import CONNECT4
 
 DATA = CONNECT4
 GAME = make_game("connect4")

@@ -5,8 +5,8 @@ import io
 import pytest
 
 from pipeline.commands.solve import main, solve_connect4_lines
-from pipeline.positions import CONNECT4
-from pipeline.solvers.connect4 import Connect4Solver
+from pipeline.games.connect.positions import CONNECT4
+from pipeline.games.connect.solvers.connect4 import Connect4Solver
 
 DATA = CONNECT4
 

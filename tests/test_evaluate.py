@@ -6,8 +6,8 @@ import torch
 from pipeline.config import parse_params
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.games import make_game
+from pipeline.games.connect.positions import CONNECT4
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.positions import CONNECT4
 
 DATA = CONNECT4
 

@@ -1,6 +1,7 @@
 """Games from outside the package (`pipeline/games/plugins.py`): a `module:Class(options)` spec and an
 installed package's entry point give a game used as a built-in one, here in params and in a match whose
-games are played by worker processes; a bad spec is one line."""
+games are played by worker processes; a bad spec is one line. A game brings its own players and
+experiments by reference (`games/base.py`'s `BringsPlayers`, `BringsExperiments`), as the built-in ones do."""
 
 import textwrap
 
@@ -10,7 +11,7 @@ from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 
 RULES = '''
-from pipeline.games.connect import ConnectGame
+from pipeline.games.connect.rules import ConnectGame
 
 
 class FourInARow(ConnectGame):
@@ -18,6 +19,27 @@ class FourInARow(ConnectGame):
 
     def __init__(self, rows=5, cols=6):
         super().__init__("four", rows=rows, cols=cols, k=4, num_players=2, gravity=True)
+
+
+class LeftmostFour(FourInARow):
+    """A game that brings its own `solver` player (one that drops in the leftmost open column), and two
+    references that do not resolve."""
+
+    def players(self):
+        return {"solver": "my_rules:leftmost", "alphabeta": "my_rules:no_such_player"}
+
+    def experiments(self):
+        return ("my_rules:leftmost",)
+
+
+def leftmost(game, spec):
+    from pipeline.agents.base import PositionAgent
+
+    class Leftmost(PositionAgent):
+        def choose(self, state, rng):
+            return int(game.legal_mask(state).argmax())
+
+    return Leftmost(game, spec.name)
 
 
 class NotAGame:
@@ -89,3 +111,46 @@ def test_a_bad_plugin_spec_is_one_line(rules, spec, line):
     assert line in str(refused.value) and "\n" not in str(refused.value)
     with pytest.raises(ConfigError, match="^params.yaml: game: game "):
         parse_params({"game": spec, "generations": [{"gen": 1, "prev": 0}]})
+
+
+def test_a_plugin_game_brings_its_own_player_to_worker_processes(rules):
+    from pipeline.agents.spec import AgentSpec
+    from pipeline.matches.workers import play_match
+
+    players = [AgentSpec("solver", "solver"), AgentSpec("random", "random")]
+    result = play_match("my_rules:LeftmostFour", players, [[0, 1], [1, 0]], seed=0, parallel=1, workers=2)
+    first_moves = {record.actions[seating.index(0)] for record, seating in zip(result.records, [[0, 1], [1, 0]])}
+    assert result.games == 2 and first_moves == {0}  # the game's own player moved, leftmost
+
+
+@pytest.mark.parametrize(
+    ("game", "kind", "line"),
+    [
+        (
+            "pig",
+            "solver",
+            "pig(players=2,goal=100) brings no solver player (its own players: pig_optimal, pig_hold)",
+        ),
+        ("kingdomino", "alphabeta", "brings no alphabeta player (its own players: none)"),
+        (
+            "my_rules:LeftmostFour",
+            "alphabeta",
+            "LeftmostFour's alphabeta player: module my_rules has no no_such_player",
+        ),
+    ],
+)
+def test_a_player_the_game_does_not_bring_is_one_line(rules, game, kind, line):
+    from pipeline.agents.spec import AgentSpec
+
+    with pytest.raises(ValueError) as refused:
+        AgentSpec("s", kind).build(make_game(game))
+    assert line in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_an_experiment_that_is_not_one_is_one_line(rules):
+    from pipeline.evaluation.experiments import experiments_for
+
+    with pytest.raises(
+        ValueError, match="^my_rules:LeftmostFour's experiments: <function leftmost .* is not an Experiment"
+    ):
+        experiments_for(make_game("my_rules:LeftmostFour"))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pipeline.games import IllegalMove, make_game
-from pipeline.games.kingdomino import DOMINO_CROWNS, DOMINO_TERRAINS, TERRAINS, KingdominoGame
+from pipeline.games.kingdomino.rules import DOMINO_CROWNS, DOMINO_TERRAINS, TERRAINS, KingdominoGame
 from pipeline.games.values import SCHEMES, terminal_value
 from pipeline.search.kernels import CHANCE
 

@@ -1,5 +1,5 @@
-"""The compiled Kingdomino (`kingdomino_compiled.py`) against the pure-Python reference
-(`kingdomino.py`): the same legal moves, greedy choices, planes, playouts and standings in every variant,
+"""The compiled Kingdomino (`games/kingdomino/compiled.py`) against the pure-Python reference
+(`games/kingdomino/rules.py`): the same legal moves, greedy choices, planes, playouts and standings in every variant,
 over games that mix random and greedy moves (thousands more: benchmarks/kingdomino_compiled_check.py)."""
 
 import random
@@ -9,8 +9,8 @@ import pytest
 
 from pipeline.config import ValueParams
 from pipeline.games import make_game
-from pipeline.games.kingdomino import KingdominoGame
-from pipeline.games.kingdomino_compiled import CompiledKingdomino
+from pipeline.games.kingdomino.compiled import CompiledKingdomino
+from pipeline.games.kingdomino.rules import KingdominoGame
 from pipeline.search.playouts import greedy_outcomes, greedy_playout
 
 # (players, size, middle, harmony, fit): every player count, the Mighty Duel, each bonus, the fit planes

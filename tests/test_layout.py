@@ -17,20 +17,24 @@ FLOORS = {
     "pipeline/progress.py": 0,
     "pipeline/seeds.py": 0,
     "pipeline/threads.py": 0,
-    "pipeline/positions": 0,
     "pipeline/games": 1,
     "pipeline/config.py": 1,
     "pipeline/stores.py": 1,
     "pipeline/search": 2,
     "pipeline/nets": 2,
-    "pipeline/solvers": 2,
     "pipeline/champions": 2,
+    "pipeline/games/connect/solvers": 2,  # a game's folder holds its pieces at their own floors
+    "pipeline/games/pig/solver.py": 2,
     "pipeline/agents": 3,
+    "pipeline/games/connect/players": 3,
+    "pipeline/games/pig/players.py": 3,
     "pipeline/matches": 4,
     "pipeline/jobs": 5,
     "pipeline/harness": 6,
     "pipeline/evaluation": 7,
     "pipeline/sweeps": 7,
+    "pipeline/games/connect/experiments": 7,
+    "pipeline/games/pig/oracle.py": 7,
     "pipeline/commands": 8,
     "pipeline/__main__.py": 8,
     "stages": 8,
@@ -76,17 +80,41 @@ def test_every_module_has_a_floor():
         room(path)
 
 
+def in_a_game_folder(path: str) -> bool:
+    """A piece of one game (`pipeline/games/connect/players/alphabeta.py`), not the games' shared modules."""
+    return path.startswith("pipeline/games/") and len(Path(path).relative_to("pipeline/games").parts) > 1
+
+
 def test_no_module_imports_a_higher_floor_or_sideways():
+    """A game's piece may also import the rooms of its own floor, whose interface it implements (a
+    player `agents/base.py`'s `Agent`, an experiment `evaluation/experiments/base.py`'s)."""
     wrong = []
     for importer, line, imported in imports():
         here, there = room(ROOT / importer), room(ROOT / imported)
         if here == there or FLOORS[there] < FLOORS[here] or (here, there) in SIDEWAYS:
+            continue
+        if in_a_game_folder(importer) and FLOORS[there] == FLOORS[here] and not in_a_game_folder(imported):
             continue
         direction = "a higher floor" if FLOORS[there] > FLOORS[here] else "sideways"
         wrong.append(
             f"{importer}:{line} (floor {FLOORS[here]}) imports {imported} (floor {FLOORS[there]}): {direction}"
         )
     assert not wrong, "imports against the floors:\n" + "\n".join(wrong)
+
+
+def test_no_room_below_the_commands_imports_a_game_folder():
+    """Search, nets, agents, matches, jobs, evaluation and sweeps reach a game's own pieces (its rules,
+    players, solvers and experiments) only through the registry and the references a game gives
+    (`games/base.py`'s `BringsPlayers`, `BringsExperiments`); the commands and stages may name a game
+    (`solve connect4`, `connect4_benchmark`)."""
+    wrong = [
+        f"{importer}:{line} imports {imported}"
+        for importer, line, imported in imports()
+        if in_a_game_folder(imported)
+        and not importer.startswith("pipeline/games/")
+        and FLOORS[room(ROOT / importer)] < FLOORS[COMMANDS]
+    ]
+    assert not wrong, "a generic room imports a game's folder:\n" + "\n".join(wrong)
 
 
 def test_nothing_in_the_library_imports_the_command_lines():
@@ -102,7 +130,8 @@ def test_nothing_in_the_library_imports_the_command_lines():
 
 def test_the_floors_are_the_architecture_pages():
     text = (ROOT / "docs" / "architecture.md").read_text()
-    table = text[text.index("## The floors and their rooms") :].split("\n\n")[2]
+    section = text[text.index("## The floors and their rooms") :]
+    table = next(block for block in section.split("\n\n") if block.startswith("| floor |"))
     written = {}
     for row in table.splitlines()[2:]:
         floor, where = [cell.strip() for cell in row.strip("|").split("|")][:2]
@@ -213,51 +242,83 @@ def test_every_relative_markdown_link_resolves():
     assert not broken, "broken links:\n" + "\n".join(broken)
 
 
-# Places outside pipeline/games/ that still ask for a game by name or class, each waiting for its game's
-# folder (issue 63: a game's own players and experiments move into games/<name>/ and are found by ability).
-ASK_FOR_A_GAME_UNTIL_ITS_FOLDER = {
-    "pipeline/agents/alphabeta.py": "Connect-4's alpha-beta player",
-    "pipeline/agents/perfect.py": "Connect-4's perfect player",
-    "pipeline/agents/pig_policy.py": "Pig's policy tables",
-    "pipeline/evaluation/experiments/alphabeta.py": "Connect-4's alpha-beta table",
-    "pipeline/evaluation/experiments/benchmark.py": "Pons' Connect-4 test sets",
-    "pipeline/evaluation/experiments/solver_games.py": "Connect-4's games against perfect play",
-    "pipeline/evaluation/experiments/pig_oracle.py": "Pig's oracle",
-    "pipeline/solvers/tictacmo.py": "Tic-Tac-Mo's solver",
-}
+GAMES = ROOT / "pipeline" / "games"
 
 
-def asks_for_a_game(text: str) -> list[str]:
-    """Lines that compare a game's name with a built-in game's, test a game's class, or read a game's
-    attribute by name with a default (where a game declares an ability with a protocol instead)."""
-    from pipeline.games import GAME_NAMES
+def game_folders() -> dict[str, str]:
+    """Each built-in game's name and each class of its rules (games and states), by the folder under
+    pipeline/games/ that holds them: `{"connect4": "connect", "PigGame": "pig", ...}`."""
+    from pipeline.games import GAME_NAMES, make_game
 
-    sources = "".join(p.read_text() for p in (ROOT / "pipeline/games").glob("*.py"))
-    classes = set(re.findall(r"^class (\w+)(?!\(Protocol\))\b", sources, re.M))  # games and states, not abilities
-    names = "|".join(GAME_NAMES)
-    patterns = [
-        rf"\.name\s*[!=]=\s*[\"']({names})\b",
-        r"getattr\(\w+,\s*\"name\"[^)]*\)\s*[!=]=",
-        rf"isinstance\([^,]+,\s*\(?({'|'.join(sorted(classes))})\b",
-        r"getattr\((self\.)?game,\s*\"\w+\",",
-    ]
-    return [line.strip() for line in text.splitlines() if any(re.search(p, line) for p in patterns)]
+    folders = {}
+    for name in GAME_NAMES:
+        module = type(make_game(name)).__module__.split(".")
+        folders[name] = module[2]
+    for path in GAMES.glob("*/*.py"):
+        for cls in re.findall(r"^class (\w+)(?!\(Protocol\))\b", path.read_text(), re.M):
+            folders[cls] = path.parent.name
+    return folders
 
 
-def test_outside_the_games_no_game_is_asked_for_by_name_or_class():
+def asks_for_a_game(text: str, folders: dict[str, str]) -> list[tuple[str, str]]:
+    """(line, game or class) where a line compares a game's name with a built-in game's or tests a game's
+    class; (line, "") where it reads a game's attribute by name with a default (where a game declares
+    an ability with a protocol instead) or compares a name it reads with getattr."""
+    names = "|".join(name for name in folders if name[0].islower())
+    classes = "|".join(sorted(name for name in folders if name[0].isupper()))
+    asking = [rf"\.name\s*[!=]=\s*[\"']({names})\b", rf"isinstance\([^,]+,\s*\(?({classes})\b"]
+    anything = [r"getattr\(\w+,\s*\"name\"[^)]*\)\s*[!=]=", r"getattr\((self\.)?game,\s*\"\w+\","]
+    found = []
+    for line in text.splitlines():
+        found += [(line.strip(), hit.group(1)) for p in asking if (hit := re.search(p, line))]
+        found += [(line.strip(), "") for p in anything if re.search(p, line)]
+    return found
+
+
+def test_no_game_is_asked_for_by_name_or_class_outside_its_folder():
     """Search, nets, jobs, evaluation and the commands ask a game what it offers (`games/base.py`'s
-    abilities), never which game it is; the few places left are listed above with the game they serve."""
-    found = {}
+    abilities), never which game it is; a game's own folder (`games/connect/`, `games/pig/`, ...) may name
+    its own games and classes, and no other's. The registry (`games/__init__.py`) names them all."""
+    folders = game_folders()
+    wrong = []
     for path in project_files():
         name = relative(path)
-        if name.startswith("pipeline/games/") or name.startswith("tests/"):
+        if name.startswith("tests/") or name == "pipeline/games/__init__.py":
             continue
-        if lines := asks_for_a_game(path.read_text()):
-            found[name] = lines
-    unexpected = {name: lines for name, lines in found.items() if name not in ASK_FOR_A_GAME_UNTIL_ITS_FOLDER}
-    assert not unexpected, f"asks for a game by name or class (declare an ability in games/base.py): {unexpected}"
-    gone = set(ASK_FOR_A_GAME_UNTIL_ITS_FOLDER) - set(found)
-    assert not gone, f"no longer ask for a game: take them out of ASK_FOR_A_GAME_UNTIL_ITS_FOLDER: {sorted(gone)}"
+        own = (
+            path.relative_to(GAMES).parts[0]
+            if path.is_relative_to(GAMES) and len(path.relative_to(GAMES).parts) > 1
+            else None
+        )
+        for line, game in asks_for_a_game(path.read_text(), folders):
+            if own is None or (game and folders[game] != own):
+                wrong.append(f"{name}: {line}")
+    assert not wrong, (
+        "asks for a game by name or class outside its folder (declare an ability in games/base.py):\n"
+        + "\n".join(wrong)
+    )
+
+
+def test_the_games_players_and_experiments_are_found():
+    """Every reference a built-in game gives for its own players and experiments imports, so a typo in
+    one is a failing test here, not an error in a worker halfway through an evaluation."""
+    from pipeline.agents.spec import KINDS, OFFERED_KINDS
+    from pipeline.evaluation.experiments import Experiment, experiments_for
+    from pipeline.games import GAME_NAMES, make_game
+    from pipeline.games.base import players_of
+    from pipeline.games.plugins import load_reference
+
+    brought = set()
+    for name in GAME_NAMES:
+        game = make_game(name)
+        for kind, reference in players_of(game).items():
+            assert kind in KINDS and callable(load_reference(name, reference)), (name, kind)
+            brought.add(kind)
+        assert all(isinstance(e, Experiment) for e in experiments_for(game))
+    assert brought == set(OFFERED_KINDS), "a kind no built-in game brings, or one brought but not a kind"
+    assert {e.name for e in experiments_for(make_game("connect4"))} >= {"alphabeta", "solver_games", "benchmark"}
+    assert "pig_oracle" in {e.name for e in experiments_for(make_game("pig"))}
+    assert "pig_oracle" not in {e.name for e in experiments_for(make_game("pig(players=3)"))}
 
 
 def test_every_experiment_the_readme_names_is_one_it_creates():

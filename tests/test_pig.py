@@ -7,8 +7,8 @@ import pytest
 
 from pipeline.commands.solve import main
 from pipeline.games import IllegalMove
-from pipeline.games.pig import HOLD, ROLL, PigGame
-from pipeline.solvers.pig import hold_thresholds, solve_pig
+from pipeline.games.pig.rules import HOLD, ROLL, PigGame
+from pipeline.games.pig.solver import hold_thresholds, solve_pig
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
-from pipeline.games.pig import ROLL, PigGame, PigState
+from pipeline.games.pig.players import hold_at_rolls, network_rolls, optimal_rolls
+from pipeline.games.pig.rules import ROLL, PigGame, PigState
+from pipeline.games.pig.solver import match_win_probability, solve_pig
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.solvers.pig import match_win_probability, solve_pig
 
 
 def test_optimal_against_itself_is_the_solved_value():

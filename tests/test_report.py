@@ -7,9 +7,10 @@ import re
 
 from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.experiments.fig3 import Fig3Result
-from pipeline.evaluation.experiments.pig_oracle import PigOracleResult
 from pipeline.evaluation.experiments.ratings import RatingsResult
 from pipeline.evaluation.report import champion_generation, summary_metrics, write_report
+from pipeline.games import make_game
+from pipeline.games.pig.oracle import PigOracleResult
 
 SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
 TRAIN = [
@@ -129,5 +130,5 @@ def test_the_evaluation_reads_back_from_its_json_as_written():
         "fig3a", "fig3b_control", "alphazero_minus_control", "alphazero_at_least_control_everywhere",
     }  # fmt: skip
     assert data["alphazero_at_least_control_everywhere"] is True
-    assert Evaluation.read(data) == written
-    assert Evaluation.read({"simulations": 8, "seconds": 0.0, "skipped": []}).results == []
+    assert Evaluation.read(data, make_game("tictacmo")) == written
+    assert Evaluation.read({"simulations": 8, "seconds": 0.0, "skipped": []}, make_game("connect4")).results == []

@@ -8,31 +8,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from pipeline.agents.alphabeta import AlphaBetaAgent
 from pipeline.agents.base import RandomAgent, Teaching
 from pipeline.agents.greedy import GreedyValueAgent
 from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
-from pipeline.agents.perfect import PerfectConnect4Agent
-from pipeline.agents.pig_policy import pig_table_agent
 from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
+from pipeline.games.base import players_of
+from pipeline.games.plugins import load_reference
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.nets.server import ServedEvaluator, ServedNetwork, served_evaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
-# The kinds of player a spec builds; the names they are recorded under in finished matches.
-KINDS = (
-    "alphazero",
-    "greedy",
-    "uct",
-    "random",
-    "pig_optimal",
-    "pig_hold",
-    "alphabeta",
-    "solver",
-    "player_greedy",
-    "mce",
-)
+# The kinds of player a spec builds; the names they are recorded under in finished matches. The
+# offered kinds are built by the game that brings them (`games/base.py`'s `BringsPlayers`).
+OFFERED_KINDS = ("pig_optimal", "pig_hold", "alphabeta", "solver")
+KINDS = ("alphazero", "greedy", "uct", "random", "player_greedy", "mce", *OFFERED_KINDS)
 
 
 @dataclass
@@ -92,19 +82,23 @@ class AgentSpec:
         if self.kind == "uct":
             seed = int(np.random.SeedSequence([self.seed, stream]).generate_state(1)[0])
             return uct_agent(game, self.play.simulations, seed, self.search.c_uct, self.name, self.play.seconds)
-        if self.kind == "alphabeta":
-            return AlphaBetaAgent(game, self.depth, self.name)
         if self.kind == "player_greedy":
             return PlayerGreedyAgent(game, self.name)
         if self.kind == "mce":
             return MonteCarloAgent(
                 game, self.play.simulations, self.name, self.play.seconds, self.search.value, self.target_temperature
             )
-        if self.kind == "solver":
-            return PerfectConnect4Agent(game, self.name)
-        if self.kind in ("pig_optimal", "pig_hold"):
-            return pig_table_agent(game, self.name, self.hold_at if self.kind == "pig_hold" else None)
+        if self.kind in OFFERED_KINDS:
+            return self._offered(game)
         return RandomAgent(game, self.name)
+
+    def _offered(self, game):
+        """A player the game brings, built by the factory it names; one line where it brings none."""
+        offered = players_of(game)
+        if self.kind not in offered:
+            brings = ", ".join(offered) or "none"
+            raise ValueError(f"{self.name}: {game.name} brings no {self.kind} player (its own players: {brings})")
+        return load_reference(f"{game.name}'s {self.kind} player", offered[self.kind])(game, self)
 
     def _network(self, game) -> NetworkEvaluator | ServedEvaluator:
         """The inference server's copy where this process is a served worker (`nets/server.py`); else

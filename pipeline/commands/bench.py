@@ -411,7 +411,7 @@ def with_load_figures(quiet: dict, loaded: dict) -> dict:
 
 def solver_figures(data: Path, per_set: int) -> dict[str, dict[str, float]]:
     """Connect-4 solver: mean and max seconds per position on the first `per_set` lines of each set."""
-    from pipeline.solvers.connect4 import Connect4Solver
+    from pipeline.games.connect.solvers.connect4 import Connect4Solver
 
     solver = Connect4Solver()
     solver.solve("2252576253462244111563365343671351441")  # compile

@@ -16,11 +16,11 @@ from pathlib import Path
 from pipeline.agents.recipes import search_config
 from pipeline.commands.cli import add_simulations
 from pipeline.config import BenchmarkParams, load_params
-from pipeline.evaluation.connect4_benchmark import positions_dir, resolve_files
-from pipeline.evaluation.experiments.benchmark import curve_section, run_benchmark
 from pipeline.evaluation.lineage import run_compute
 from pipeline.evaluation.strength_curve import curve
 from pipeline.games import make_game
+from pipeline.games.connect.experiments.benchmark import curve_section, run_benchmark
+from pipeline.games.connect.experiments.pons import positions_dir, resolve_files
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 

@@ -19,8 +19,8 @@ import math
 from pipeline import champions
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.config import MAX_GAMES, MAX_SIMULATIONS, ConfigError
-from pipeline.evaluation.connect4_benchmark import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.games import make_game
+from pipeline.games.connect.experiments.pons import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.harness.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.evaluator import PRECISIONS, RUNTIMES, NetworkEvaluator

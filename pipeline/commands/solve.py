@@ -18,12 +18,12 @@ import sys
 
 from pipeline.clip import clip
 from pipeline.commands.cli import command_parser, out_of_range
-from pipeline.solvers.pig import MAX_GOAL, hold_thresholds, solve_pig
+from pipeline.games.pig.solver import MAX_GOAL, hold_thresholds, solve_pig
 
 
 def solve_connect4_lines(lines, weak: bool) -> bool:
     """Print the scores of each line's position; True if every line was a position."""
-    from pipeline.solvers.connect4 import Connect4Solver
+    from pipeline.games.connect.solvers.connect4 import Connect4Solver
 
     solver = Connect4Solver()
     all_good = True
@@ -43,7 +43,7 @@ def solve_connect4_lines(lines, weak: bool) -> bool:
 
 def solve_tictacmo_position(moves: str, tie_break: str) -> None:
     from pipeline.games import IllegalMove, make_game
-    from pipeline.solvers.tictacmo import solve_tictacmo
+    from pipeline.games.connect.solvers.tictacmo import solve_tictacmo
 
     game = make_game("tictacmo")
     state = game.initial_state()

@@ -15,7 +15,7 @@ import numpy as np
 from pipeline import seeds
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.evaluation.experiments import EXPERIMENTS, Evaluation
+from pipeline.evaluation.experiments import Evaluation, experiments_for
 from pipeline.evaluation.experiments.base import Plan, PlannedMatch, Setting
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.cache import MatchCache
@@ -95,8 +95,9 @@ def run_evaluation(game, networks: list[SENet], params: Params, cache_dir: Path,
     setting = Setting(game, networks, params, Path(cache_dir), progress)
     plans: list[Plan] = []
     skipped: list[str] = []
-    for experiment in EXPERIMENTS:
-        if not getattr(params.evaluate, experiment.name).enabled:
+    for experiment in experiments_for(game):
+        switch = getattr(params.evaluate, experiment.name, None)  # a plugin game's own experiment has none: on
+        if switch is not None and not switch.enabled:
             continue
         planned = experiment.plan(setting)
         if isinstance(planned, str):

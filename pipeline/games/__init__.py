@@ -13,9 +13,9 @@ import re
 
 from pipeline.clip import quoted
 from pipeline.games.base import Game, IllegalMove, Symmetry
-from pipeline.games.connect import ConnectGame
-from pipeline.games.kingdomino_compiled import CompiledKingdomino
-from pipeline.games.pig import PigGame
+from pipeline.games.connect.rules import ConnectGame
+from pipeline.games.kingdomino.compiled import CompiledKingdomino
+from pipeline.games.pig.rules import PigGame
 from pipeline.games.plugins import named_plugin, plugin_class, plugin_parts, registered_games
 
 _GAMES = {

@@ -137,7 +137,44 @@ class ReadsDraws(Protocol):
     def parse_draw(self, state: Any, text: str) -> Any: ...
 
 
-ABILITIES = (PlaysGreedy, PlaysOutInBatches, HasMargins, HasConstantPlanes, JoinsMoves, DrawsSeats, ReadsDraws)
+@runtime_checkable
+class BringsPlayers(Protocol):
+    """A game with players of its own (a solver, alpha-beta, a policy table): the kinds of player it
+    brings (`agents/spec.py`'s `OFFERED_KINDS`: `solver`, `alphabeta`, `pig_optimal`, `pig_hold`), each
+    written `module.path:factory`, `factory(game, spec) -> Agent`. Strings, imported only when one plays,
+    because a player lives a floor above its game (docs/architecture.md)."""
+
+    def players(self) -> dict[str, str]: ...
+
+
+def players_of(game) -> dict[str, str]:
+    return game.players() if offers(game, BringsPlayers) else {}
+
+
+@runtime_checkable
+class BringsExperiments(Protocol):
+    """A game with evaluation experiments of its own (Connect-4's alpha-beta table and Pons' benchmark,
+    Pig's oracle): each written `module.path:NAME`, NAME an `Experiment` (`evaluation/experiments/base.py`)
+    whose section of `params.evaluate` switches it; strings, for the same reason as `BringsPlayers`."""
+
+    def experiments(self) -> tuple[str, ...]: ...
+
+
+def experiments_of(game) -> tuple[str, ...]:
+    return game.experiments() if offers(game, BringsExperiments) else ()
+
+
+ABILITIES = (
+    PlaysGreedy,
+    PlaysOutInBatches,
+    HasMargins,
+    HasConstantPlanes,
+    JoinsMoves,
+    DrawsSeats,
+    ReadsDraws,
+    BringsPlayers,
+    BringsExperiments,
+)
 
 
 def half_an_ability(game) -> str | None:

@@ -44,16 +44,31 @@ def registered_games() -> dict[str, str]:
 
 def plugin_class(spec: str, module_name: str, class_name: str) -> type:
     """The class `module_name.class_name`, refused in one line unless it has the contract's methods."""
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise ValueError(f"game {quoted(spec)}: cannot import {module_name} ({err})") from None
-    cls = getattr(module, class_name, None)
+    cls = getattr(_module(f"game {quoted(spec)}", module_name), class_name, None)
     if not inspect.isclass(cls):
         raise ValueError(f"game {quoted(spec)}: module {module_name} has no class {class_name}")
     if missing := [method for method in METHODS if not callable(getattr(cls, method, None))]:
         raise ValueError(f"game {quoted(spec)}: {class_name} is not a Game: it lacks {', '.join(missing)}")
     return cls
+
+
+def load_reference(owner: str, reference: str):
+    """What `module.path:Name` names (a game's player factory or experiment: `base.py`'s `BringsPlayers`,
+    `BringsExperiments`), refused in one line that starts with `owner`."""
+    module_name, colon, name = (part.strip() for part in reference.partition(":"))
+    if not (colon and module_name and name):
+        raise ValueError(f"{owner}: {quoted(reference)} is not module.path:Name")
+    found = getattr(_module(owner, module_name), name, None)
+    if found is None:
+        raise ValueError(f"{owner}: module {module_name} has no {name}")
+    return found
+
+
+def _module(owner: str, module_name: str):
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"{owner}: cannot import {module_name} ({err})") from None
 
 
 def named_plugin(spec: str, game) -> Game:

@@ -1,23 +1,31 @@
 """The evaluation's experiments, one module each (the interface is `base.py`), in the order they are
-planned, summarised and reported; and `Evaluation`, their typed results together, which is
+planned, summarised and reported: those of every game here, then those the game brings in its own
+folder (`games/base.py`'s `BringsExperiments`: Connect-4's alpha-beta table, games against perfect play
+and Pons' benchmark, Pig's oracle); and `Evaluation`, their typed results together, which is
 `metrics/evaluate.json` written and read back."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.evaluation.experiments import alphabeta, benchmark, fig3, pig_oracle, ratings, solver_games
+from pipeline.evaluation.experiments import fig3, ratings
 from pipeline.evaluation.experiments.base import Experiment, ReportContext, Result
 from pipeline.evaluation.sections import Section
+from pipeline.games.base import experiments_of
+from pipeline.games.plugins import load_reference
 
-EXPERIMENTS: list[Experiment] = [
-    ratings.EXPERIMENT,
-    fig3.EXPERIMENT,
-    pig_oracle.EXPERIMENT,
-    alphabeta.EXPERIMENT,
-    solver_games.EXPERIMENT,
-    benchmark.EXPERIMENT,
-]
+EXPERIMENTS: list[Experiment] = [ratings.EXPERIMENT, fig3.EXPERIMENT]  # every game's
+
+
+def experiments_for(game) -> list[Experiment]:
+    """Every game's experiments, then the game's own, each refused in one line unless it is an
+    `Experiment`."""
+    own = [load_reference(f"{game.name}'s experiment", reference) for reference in experiments_of(game)]
+    if strangers := [repr(e) for e in own if not isinstance(e, Experiment)]:
+        raise ValueError(
+            f"{game.name}'s experiments: {strangers[0][:80]} is not an Experiment (evaluation/experiments/base.py)"
+        )
+    return [*EXPERIMENTS, *own]
 
 
 @dataclass
@@ -34,8 +42,9 @@ class Evaluation:
         return {**data, "skipped": self.skipped}
 
     @classmethod
-    def read(cls, data: dict) -> Evaluation:
-        results = [result for e in EXPERIMENTS if (result := e.read(data)) is not None]
+    def read(cls, data: dict, game) -> Evaluation:
+        """`metrics/evaluate.json` of an evaluation of `game`, read back."""
+        results = [result for e in experiments_for(game) if (result := e.read(data)) is not None]
         return cls(data["simulations"], data.get("seconds", 0.0), results, data.get("skipped", []))
 
     def tracked(self) -> list[tuple[str, float, int | None]]:
@@ -51,4 +60,4 @@ class Evaluation:
         return sections
 
 
-__all__ = ["EXPERIMENTS", "Evaluation", "Experiment", "ReportContext", "Result"]
+__all__ = ["EXPERIMENTS", "Evaluation", "Experiment", "ReportContext", "Result", "experiments_for"]

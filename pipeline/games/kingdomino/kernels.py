@@ -1,6 +1,6 @@
 """Kingdomino's rules compiled (numba) over arrays, for the hot paths: legal placements, the greedy
-player, whole greedy playouts, the final standings and the network's input planes. `kingdomino.py` is
-the reference they are tested against (tests/test_kingdomino_compiled.py); `kingdomino_compiled.py` is
+player, whole greedy playouts, the final standings and the network's input planes. `rules.py` is
+the reference they are tested against (tests/test_kingdomino_compiled.py); `compiled.py` is
 the game built on them.
 
 A kingdom here is one int8 row of `2 * cells + 4`: each cell's terrain code (0 empty, 1..6 the
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from pipeline.games.kingdomino import CASTLE, DOMINO_CROWNS, DOMINO_TERRAINS
+from pipeline.games.kingdomino.rules import CASTLE, DOMINO_CROWNS, DOMINO_TERRAINS
 
 TABLE_TERRAINS = DOMINO_TERRAINS.astype(np.int64)
 TABLE_CROWNS = DOMINO_CROWNS.astype(np.int64)

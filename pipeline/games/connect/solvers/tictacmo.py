@@ -29,7 +29,7 @@ import numpy as np
 
 from pipeline.games import make_game
 from pipeline.games.base import win_loss_scores
-from pipeline.games.connect import ConnectState
+from pipeline.games.connect.rules import ConnectState
 
 ROWS, COLS, SEATS = 3, 5, 3
 CELLS = ROWS * COLS
@@ -243,7 +243,7 @@ class TicTacMoSolver:
 
 
 def _action_board(board: int) -> int:
-    """A `ConnectState` bitboard (bit c*(ROWS+1) + row-from-bottom, see connect.py) -> bit per action."""
+    """A `ConnectState` bitboard (bit c*(ROWS+1) + row-from-bottom, see rules.py) -> bit per action."""
     out = 0
     for a in range(CELLS):
         r, c = divmod(a, COLS)

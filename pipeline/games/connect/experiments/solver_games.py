@@ -10,9 +10,9 @@ import numpy as np
 
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.evaluation.connect4_benchmark import positions_dir
 from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
 from pipeline.evaluation.sections import Section
+from pipeline.games.connect.experiments.pons import positions_dir
 from pipeline.matches.arena import pairwise_score
 
 
@@ -57,11 +57,9 @@ def read_openings(game, path: Path, count: int) -> list[tuple[str, object, int]]
     return openings
 
 
-def plan(setting: Setting) -> Plan | str | None:
+def plan(setting: Setting) -> Plan | str:
     """Each opening twice: champion to move, then the solver to move (seat 0 moved first at ply 0)."""
     game, params = setting.game, setting.params
-    if game.name != "connect4":
-        return None
     opening_file = positions_dir(params.evaluate.benchmark.data_dir) / "Test_L1_R2"
     if not opening_file.exists():
         return f"Games against the solver: no opening file {opening_file} (evaluate.benchmark.data_dir)."

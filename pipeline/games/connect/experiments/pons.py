@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.games import IllegalMove
+from pipeline.games.connect.positions import CONNECT4
+from pipeline.games.connect.solvers.connect4 import Connect4Solver
 from pipeline.games.moves import read_position
-from pipeline.positions import CONNECT4
 from pipeline.search import SearchConfig
 from pipeline.search.analysis import search_positions
-from pipeline.solvers.connect4 import Connect4Solver
 
 # Sets with per-column labels, and Begin-Medium (its chosen moves solve in well under a second).
 # Begin-Hard (Test_L1_R3) takes seconds a move to solve: name it to include it.

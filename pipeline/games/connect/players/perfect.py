@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
-from pipeline.solvers.connect4 import Connect4Solver
+from pipeline.games.connect.solvers.connect4 import Connect4Solver
 
 
 class PerfectConnect4Agent(PositionAgent):
@@ -20,3 +20,8 @@ class PerfectConnect4Agent(PositionAgent):
         mask = state.boards[0] | state.boards[1]
         scores = np.array(self.solver.position_column_scores(state.boards[state.mover], mask, state.ply))
         return int(rng.choice(np.flatnonzero(scores == scores.max())))
+
+
+def from_spec(game, spec) -> PerfectConnect4Agent:
+    """`solver`, as `AgentSpec` asks the players Connect-4 brings (`rules.py`'s `CONNECT4_PLAYERS`)."""
+    return PerfectConnect4Agent(game, spec.name)

@@ -1,6 +1,6 @@
-"""Kingdomino with its hot paths compiled (`kingdomino_kernels.py`): the game `make_game` builds.
+"""Kingdomino with its hot paths compiled (`kernels.py`): the game `make_game` builds.
 
-The rules, states and move text stay the reference's (`kingdomino.py`, pure Python, kept as the
+The rules, states and move text stay the reference's (`rules.py`, pure Python, kept as the
 specification the kernels are tested against); the greedy player, greedy playouts, the final
 standings and the network's planes run compiled over an int8 copy of each kingdom, made once per
 kingdom and cached (a search meets the same kingdoms over and over: a move changes one).
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.games import kingdomino_kernels as kernels
-from pipeline.games.kingdomino import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
+from pipeline.games.kingdomino import kernels
+from pipeline.games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
 from pipeline.games.values import pairwise_points
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)

@@ -59,9 +59,7 @@ class AlphaBetaResult:
         return [Section("Alpha-beta table (seed 004)", "", [Plot("alphabeta", caption, fig)])]
 
 
-def plan(setting: Setting) -> Plan | None:
-    if setting.game.name != "connect4":
-        return None
+def plan(setting: Setting) -> Plan:
     table = setting.params.evaluate.alphabeta
     sides = [[0, 1]] * table.games_per_side + [[1, 0]] * table.games_per_side
     matches = []

@@ -16,6 +16,18 @@ import numpy as np
 from pipeline.games.base import IllegalMove, Symmetry, win_loss_scores
 
 SEAT_SYMBOLS = "XOABCDEFGH"
+# What standard Connect-4 brings besides its rules (`base.py`'s `BringsPlayers`, `BringsExperiments`):
+# the solver's perfect play and seed 004's alpha-beta; their table, games against perfect play and
+# Pons' benchmark (seed 002). The other k-in-a-row games bring none.
+CONNECT4_PLAYERS = {
+    "alphabeta": "pipeline.games.connect.players.alphabeta:from_spec",
+    "solver": "pipeline.games.connect.players.perfect:from_spec",
+}
+CONNECT4_EXPERIMENTS = (
+    "pipeline.games.connect.experiments.alphabeta:EXPERIMENT",
+    "pipeline.games.connect.experiments.solver_games:EXPERIMENT",
+    "pipeline.games.connect.experiments.benchmark:EXPERIMENT",
+)
 
 
 class ConnectState(NamedTuple):
@@ -54,6 +66,12 @@ class ConnectGame:
 
     def seat_symbol(self, seat: int) -> str:
         return SEAT_SYMBOLS[seat]
+
+    def players(self) -> dict[str, str]:
+        return CONNECT4_PLAYERS if self.name == "connect4" else {}
+
+    def experiments(self) -> tuple[str, ...]:
+        return CONNECT4_EXPERIMENTS if self.name == "connect4" else ()
 
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> ConnectState:

@@ -10,9 +10,9 @@ import numpy as np
 import torch
 
 from pipeline.agents.base import PositionAgent
-from pipeline.games.pig import HOLD, ROLL, PigGame, PigState
+from pipeline.games.pig.rules import HOLD, ROLL, PigGame, PigState
+from pipeline.games.pig.solver import solve_pig
 from pipeline.nets.senet import SENet
-from pipeline.solvers.pig import solve_pig
 
 
 @lru_cache(maxsize=4)
@@ -46,6 +46,16 @@ def pig_table_agent(game, name: str, hold_at: int | None = None) -> PigPolicyAge
         raise ValueError(f"{name}: a Pig policy table needs two-player Pig, got {game.name}")
     rolls = optimal_rolls(game.goal) if hold_at is None else hold_at_rolls(game.goal, hold_at)
     return PigPolicyAgent(game, rolls, name)
+
+
+def optimal_from_spec(game, spec) -> PigPolicyAgent:
+    """`optimal`, as `AgentSpec` asks the players Pig brings (`rules.py`'s `TWO_PLAYER_PLAYERS`)."""
+    return pig_table_agent(game, spec.name)
+
+
+def hold_from_spec(game, spec) -> PigPolicyAgent:
+    """`hold:N`: hold once the turn total reaches `spec.hold_at`."""
+    return pig_table_agent(game, spec.name, spec.hold_at)
 
 
 def network_rolls(game: PigGame, model: SENet, seat: int, batch: int = 8192) -> np.ndarray:

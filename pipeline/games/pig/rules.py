@@ -15,6 +15,13 @@ import numpy as np
 from pipeline.games.base import IllegalMove, Symmetry, win_loss_scores
 
 ROLL, HOLD = 0, 1
+# What two-player Pig brings besides its rules (`base.py`'s `BringsPlayers`, `BringsExperiments`):
+# the optimal policy by value iteration and "hold at N" (Neller & Presser), and the oracle they make.
+TWO_PLAYER_PLAYERS = {
+    "pig_optimal": "pipeline.games.pig.players:optimal_from_spec",
+    "pig_hold": "pipeline.games.pig.players:hold_from_spec",
+}
+TWO_PLAYER_EXPERIMENTS = ("pipeline.games.pig.oracle:EXPERIMENT",)
 
 
 class PigState(NamedTuple):
@@ -41,6 +48,12 @@ class PigGame:
         return self.name
 
     # --- rules -------------------------------------------------------------------------------
+    def players(self) -> dict[str, str]:
+        return TWO_PLAYER_PLAYERS if self.num_players == 2 else {}
+
+    def experiments(self) -> tuple[str, ...]:
+        return TWO_PLAYER_EXPERIMENTS if self.num_players == 2 else ()
+
     def initial_state(self, rng=None) -> PigState:
         return PigState((0,) * self.num_players, 0, 0, 0, None)
 

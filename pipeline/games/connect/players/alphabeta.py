@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 
 from pipeline.agents.base import PositionAgent
-from pipeline.solvers.connect4 import (
+from pipeline.games.connect.solvers.connect4 import (
     CELLS,
     CENTRE_FIRST,
     WIDTH,
@@ -99,3 +99,8 @@ class AlphaBetaAgent(PositionAgent):
         mask = np.uint64(state.boards[0] | state.boards[1])
         values = column_values(np.uint64(state.boards[state.mover]), mask, state.ply, self.depth)
         return int(rng.choice(np.flatnonzero(values == values.max())))
+
+
+def from_spec(game, spec) -> AlphaBetaAgent:
+    """`alphabeta:N`, as `AgentSpec` asks the players Connect-4 brings (`rules.py`'s `CONNECT4_PLAYERS`)."""
+    return AlphaBetaAgent(game, spec.depth, spec.name)

@@ -10,17 +10,17 @@ from pathlib import Path
 
 from pipeline.agents.recipes import search_config
 from pipeline.config import BenchmarkParams
-from pipeline.evaluation.connect4_benchmark import mistake_rates, positions_dir, resolve_files
 from pipeline.evaluation.experiments.base import Experiment, Plan, ReportContext, Setting
 from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.evaluation.strength_curve import cached_score, cumulative_compute, curve
+from pipeline.games.connect.experiments.pons import mistake_rates, positions_dir, resolve_files
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.progress import progress_bar
 from pipeline.search import CachingEvaluator
 
-# AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from pipeline/positions/connect4/README.md
+# AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from ../positions/connect4/README.md
 PUBLISHED_MISTAKES = {
     "Test_L3_R1": 0.0,
     "Test_L2_R1": 0.0,
@@ -75,10 +75,8 @@ class BenchmarkResult:
         return sections
 
 
-def plan(setting: Setting) -> Plan | str | None:
+def plan(setting: Setting) -> Plan | str:
     game, params = setting.game, setting.params
-    if game.name != "connect4":
-        return None
     data_dir = positions_dir(params.evaluate.benchmark.data_dir)
     files = resolve_files(data_dir, params.evaluate.benchmark.files)
     if not files:

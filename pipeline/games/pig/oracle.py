@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipeline.agents.pig_policy import hold_at_rolls, network_rolls, optimal_rolls
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
 from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
 from pipeline.evaluation.sections import Section
-from pipeline.games.pig import PigGame
+from pipeline.games.pig.players import hold_at_rolls, network_rolls, optimal_rolls
+from pipeline.games.pig.rules import PigGame
+from pipeline.games.pig.solver import match_win_probability
 from pipeline.matches.arena import score_interval
 from pipeline.nets.senet import SENet
-from pipeline.solvers.pig import match_win_probability
 
 
 @dataclass
@@ -69,10 +69,8 @@ class PigOracleResult:
         return [Section("Oracle: two-player Pig", text, tables=[rows, exact] if exact else [rows])]
 
 
-def plan(setting: Setting) -> Plan | None:
+def plan(setting: Setting) -> Plan:
     game, params = setting.game, setting.params
-    if not (isinstance(game, PigGame) and game.num_players == 2):
-        return None
     oracle = params.evaluate.pig_oracle
     subject = champion_player("alphazero", setting.champion, params)
     opponents = [
