@@ -54,22 +54,23 @@ def test_a_batch_below_one_is_one_error_line(capsys):
     assert capsys.readouterr().err.splitlines()[-1].endswith("error: --batch: expected a positive integer, got 0")
 
 
-def test_games_picks_the_games_measured():
-    figures = bench.run(**TINY, batch=1, workers=1, games=("kingdomino(players=4)",))
+def test_games_picks_the_games_measured_any_game_among_them():
+    """A game without sizes of its own in `bench.GAMES` (another variant, a plugin's) is measured with
+    the params' default network."""
+    figures = bench.run(**TINY, batch=1, workers=1, games=("kingdomino(players=4)", "tictactoe"))
     assert "kingdomino(players=4)" in figures and "tictacmo" not in figures and "connect4" not in figures
     assert figures["kingdomino(players=4)"]["selfplay_games_per_min"] > 0
+    assert figures["tictactoe"]["selfplay_games_per_min"] > 0
+    assert bench.bench_sizes("tictactoe")[:2] == (4, 32)
 
 
 def test_an_unknown_game_is_one_error_line(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--games", "tictacmo,kingdomino(players=4,fit=1),chess"])  # the comma in (...) stays
-    assert (
-        capsys.readouterr()
-        .err.splitlines()[-1]
-        .endswith(
-            "error: --games: unknown chess; expected some of tictacmo, connect4, "
-            "kingdomino(players=4), kingdomino(players=4,fit=1)"
-        )
+    line = capsys.readouterr().err.splitlines()[-1]
+    assert line.endswith(
+        "bench: error: --games: unknown game 'chess'; expected one of tictactoe, tictacmo, connect4,"
+        " connect3x3, pig, kingdomino, openspiel:<game>, or module.path:ClassName"
     )
 
 

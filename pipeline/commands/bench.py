@@ -41,6 +41,7 @@ from pipeline.config import (
     MAX_WORKERS,
     TIMED_SIMULATIONS,
     Device,
+    NetworkParams,
     Params,
     TrainParams,
     parse_params,
@@ -68,6 +69,18 @@ GAMES = {
     "kingdomino(players=4,fit=1)": (4, 32, 0.25),  # as examples/kingdomino.yaml plays it
 }
 DEFAULT_GAMES = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")
+
+
+def bench_sizes(game_name: str) -> tuple[int, int, float]:
+    """(blocks, channels, share of games) of a game's bench: GAMES' for those, kept so figures compare
+    across sessions; for any other game (a plugin's, another variant) the params' default network and
+    the full share."""
+    if game_name in GAMES:
+        return GAMES[game_name]
+    network = NetworkParams()
+    return network.blocks, network.channels, 1.0
+
+
 PLAYOUT_WEIGHT = 0.5  # games with a greedy player are measured again searching with greedy playouts, as
 # examples/kingdomino.yaml self-plays
 
@@ -79,7 +92,7 @@ def bench_network(game_name: str, networks: str = "random") -> tuple:
     game = make_game(game_name)
     if networks == "champions" and (champion := shipped_champion(game)) is not None:
         return game, champion.eval()
-    blocks, channels, _ = GAMES[game_name]
+    blocks, channels, _ = bench_sizes(game_name)
     torch.manual_seed(0)
     return game, SENet(NetworkShape.for_game(game, blocks, channels, 4)).eval()
 
@@ -343,7 +356,7 @@ def run(
             figures["core_peak_gflop_per_s"] * figures["threads"]
         )
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
-        count = max(1, int(selfplay_batches * batch * GAMES[name][2]))
+        count = max(1, int(selfplay_batches * batch * bench_sizes(name)[2]))
         where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
         where["inference_server"] = inference_server
         play = selfplay_figures(name, model, count, batch, **where)
@@ -458,9 +471,14 @@ def main(argv: list[str] | None = None) -> None:
         "--networks",
         choices=["random", "champions"],
         default="random",
-        help="random weights of GAMES' sizes, or the shipped champion of each game that has one",
+        help="random weights of GAMES' sizes (the params' default network for other games), or the shipped "
+        "champion of each game that has one",
     )
-    parser.add_argument("--games", default=",".join(DEFAULT_GAMES), help=f"comma-separated, of: {', '.join(GAMES)}")
+    parser.add_argument(
+        "--games",
+        default=",".join(DEFAULT_GAMES),
+        help=f"comma-separated game specs, any game (a plugin's `module:Class` too); sized: {', '.join(GAMES)}",
+    )
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     parser.add_argument(
         "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
@@ -474,8 +492,11 @@ def main(argv: list[str] | None = None) -> None:
     ):
         parser.error(problem)
     games = re.split(r",(?![^()]*\))", args.games)  # commas inside a game's options stay
-    if unknown := [name for name in games if name not in GAMES]:
-        parser.error(f"--games: unknown {', '.join(unknown)}; expected some of {', '.join(GAMES)}")
+    for name in games:
+        try:
+            make_game(name)
+        except ValueError as err:
+            parser.error(f"--games: {err}")
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     use_threads(args.threads)
