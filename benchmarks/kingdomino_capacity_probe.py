@@ -60,7 +60,7 @@ with torch.inference_mode():
     for start in range(0, len(held["states"]), BATCH):
         batch = {key: torch.from_numpy(held[key][start : start + BATCH]) for key in ("states", "policies", "values")}
         losses = alphazero_losses(model, batch["states"].float(), batch["policies"], batch["values"])
-        totals += [loss.item() * len(batch["states"]) for loss in losses]
+        totals += [loss.item() * len(batch["states"]) for loss in (losses.policy, losses.value)]
 policy, value = totals / len(held["states"])
 figures |= {"held_policy_loss": policy, "held_value_loss": value, "seconds": round(time.time() - started)}
 print(json.dumps(figures))

@@ -187,6 +187,13 @@ class TrainParams(Section):
         " epoch under a symmetry drawn for it (AlphaGo Zero's: a symmetry count's less training); false: as played",
     )
     merge_positions: bool = Field(False, description="train on one sample per distinct position, log-weighted")
+    score_weight: Float = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="weight of an auxiliary loss on each seat's final points (KataGo's score target): the"
+        " network grows a score head for games with margins; search never reads it. 0: no score head",
+    )
 
     @field_validator("augment", mode="before")
     @classmethod
@@ -457,6 +464,8 @@ class Params(Section):
     def _margin_needs_a_margin(self) -> Params:
         if self.value.scheme == "margin" and not offers(make_game(self.game), HasMargins):
             raise ValueError(f"value.scheme: game {self.game!r} defines no margin; use win_loss or pairwise_rank")
+        if self.train.score_weight > 0 and not offers(make_game(self.game), HasMargins):
+            raise ValueError(f"train.score_weight: game {self.game!r} defines no points (margins) to predict; use 0")
         return self
 
     @model_validator(mode="after")

@@ -18,7 +18,7 @@ from pipeline.jobs.replay import empty_samples, save_samples
 from pipeline.jobs.teacher import teach, teacher_spec
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes
+from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes, with_score_head
 from pipeline.stores import check_store
 from pipeline.threads import use_threads
 from stages import paths
@@ -58,7 +58,7 @@ def starting_network(game, params):
     small one's plateau; one from before its game declared constant planes reads them as a vector."""
     if params.warm_start is None:
         return initial_network(game, params)
-    shape = NetworkShape.for_game(game, **params.network.model_dump())
+    shape = NetworkShape.for_params(game, params)
     try:
         path = champions.resolve(params.warm_start)
         trained = load_checkpoint(path, game.name)
@@ -75,14 +75,19 @@ def starting_network(game, params):
         )
     if shape.constant_planes != trained.shape.constant_planes:
         trained = with_constant_planes(trained, shape.constant_planes)
-    torch.manual_seed(params.seed)  # the added blocks' first convolutions
+    torch.manual_seed(params.seed)  # the added blocks' first convolutions, and an added score head
+    if shape.score_head != trained.shape.score_head:
+        trained = with_score_head(trained, shape.score_head)
     return deepened(trained, shape.blocks)
 
 
 def _grows_into(name: str, trained: int, asked: int) -> bool:
-    """What a warm start can change: more blocks (identity blocks appended), or constant planes read as a
-    vector by a network trained before its game declared them (`with_constant_planes`)."""
-    return (name == "blocks" and trained < asked) or (name == "constant_planes" and trained == 0)
+    """What a warm start can change: more blocks (identity blocks appended), constant planes read as a
+    vector by a network trained before its game declared them (`with_constant_planes`), a score head
+    added or dropped (`with_score_head`)."""
+    return (
+        (name == "blocks" and trained < asked) or (name == "constant_planes" and trained == 0) or name == "score_head"
+    )
 
 
 if __name__ == "__main__":

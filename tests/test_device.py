@@ -75,6 +75,7 @@ def test_training_on_a_gpu_lowers_the_loss_and_returns_the_model_to_the_cpu(netw
         "policies": rng.dirichlet(np.ones(game.num_actions), size=n).astype(np.float32),
         "values": rng.choice([-1.0, 1.0], size=(n, game.num_players)).astype(np.float32),
         "generations": np.ones(n, dtype=np.int32),
+        "scores": np.zeros((n, game.num_players), dtype=np.float32),
     }
     params = parse_params({"game": game.name, "train": {"epochs": 3}, "generations": [{"gen": 1, "prev": 0}]})
     result = train_network(game, model, samples, params.train, seed=0, progress=False, device="cuda")

@@ -10,7 +10,7 @@ import torch
 
 from pipeline.config import TrainParams
 from pipeline.games import make_game
-from pipeline.jobs.train import train_network
+from pipeline.jobs.train import BATCH, train_network
 from pipeline.nets.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from pipeline.nets.module import AlphaZeroModule, alphazero_losses
 from pipeline.nets.senet import NetworkShape, SENet, deepened, with_constant_planes
@@ -26,7 +26,8 @@ def fixed_batch(game, n=64, seed=0):
     states = (rng.random((n, *game.observation_shape)) < 0.3).astype(np.uint8)
     policies = rng.dirichlet(np.full(game.num_actions, 0.1), size=n).astype(np.float32)
     values = rng.choice([-1.0, 1.0], size=(n, game.num_players)).astype(np.float32)
-    return {"states": states, "policies": policies, "values": values, "generations": np.ones(n, dtype=np.int32)}
+    generations, scores = np.ones(n, dtype=np.int32), np.zeros((n, game.num_players), dtype=np.float32)
+    return {"states": states, "policies": policies, "values": values, "generations": generations, "scores": scores}
 
 
 @pytest.mark.parametrize("name", ["tictacmo", "connect4", "kingdomino(players=3)"])
@@ -80,8 +81,8 @@ def test_a_deepened_network_computes_the_same_and_its_new_blocks_learn():
 @pytest.mark.parametrize("schedule", ["constant", "cosine"])
 def test_cosine_schedule_anneals_the_rate_to_zero_over_the_fit(schedule):
     game = make_game("tictactoe")
-    batch = fixed_batch(game)
-    tensors = [torch.from_numpy(batch[k].astype(np.float32)) for k in ("states", "policies", "values")]
+    batch = fixed_batch(game) | {"weights": np.ones(64, dtype=np.float32)}
+    tensors = [torch.from_numpy(batch[k].astype(np.float32)) for k in BATCH]  # as the stage's batches come
     loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(*tensors), batch_size=16)
     module = AlphaZeroModule(small_net(game), learning_rate=1e-3, lr_schedule=schedule)
     trainer = pl.Trainer(max_epochs=2, logger=False, enable_checkpointing=False, enable_progress_bar=False)

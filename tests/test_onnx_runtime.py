@@ -224,6 +224,7 @@ def test_training_arithmetic_flushes_denormals():
         "policies": rng.dirichlet(np.ones(game.num_actions), size=64).astype(np.float32),
         "values": rng.choice([-1.0, 1.0], size=(64, game.num_players)).astype(np.float32),
         "generations": np.ones(64, dtype=np.int32),
+        "scores": np.zeros((64, game.num_players), dtype=np.float32),
     }
     torch.set_flush_denormal(False)
     tiny_product = lambda: (torch.tensor([1e-30]) * torch.tensor([1e-10])).item()  # noqa: E731

@@ -269,6 +269,7 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
         "policies": rng.dirichlet(np.ones(game.num_actions), size=n).astype(np.float32),
         "values": rng.choice([-1.0, 0.0, 1.0], size=(n, game.num_players)).astype(np.float32),
         "generations": np.ones(n, dtype=np.int32),
+        "scores": np.zeros((n, game.num_players), dtype=np.float32),
     }
     params = TrainParams(epochs=1, augment=False)
     tensors = [torch.from_numpy(samples[k].astype(np.float32)) for k in ("states", "policies", "values")]
@@ -283,9 +284,9 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
         started = time.perf_counter()
         for i in range(steps):
             idx = order[i * 64 : (i + 1) * 64]
-            policy_loss, value_loss = alphazero_losses(model, *(t[idx] for t in tensors))
+            losses = alphazero_losses(model, *(t[idx] for t in tensors))
             optimiser.zero_grad()
-            (policy_loss + value_loss).backward()
+            (losses.policy + losses.value).backward()
             optimiser.step()
         if where.type == "cuda":
             torch.cuda.synchronize()

@@ -11,7 +11,7 @@ import numpy as np
 from pipeline.atomic import write_npz
 from pipeline.config import TrainParams
 
-FIELDS = ("states", "policies", "values", "generations")
+FIELDS = ("states", "policies", "values", "generations", "scores")  # scores: the score head's targets
 
 
 class DataError(ValueError):
@@ -44,6 +44,7 @@ def empty_samples(game) -> dict[str, np.ndarray]:
         "policies": np.zeros((0, game.num_actions), dtype=np.float32),
         "values": np.zeros((0, game.num_players), dtype=np.float32),
         "generations": np.zeros(0, dtype=np.int32),
+        "scores": np.zeros((0, game.num_players), dtype=np.float32),
     }
 
 
@@ -93,6 +94,7 @@ def merge_positions(samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         "policies": mean_of_copies(samples["policies"]),
         "values": mean_of_copies(samples["values"]),
         "generations": generations,
+        "scores": mean_of_copies(samples["scores"]),
         "weights": (weights / weights.mean()).astype(np.float32),
     }
 
@@ -102,7 +104,7 @@ class Augmented:
     under symmetry s at index s * n + i, made batch by batch as the batches are drawn: the set is
     `len(symmetries)` times the samples (8 for a square board), which held at once took 18 GB for one
     generation of 4-player Kingdomino. Fields other than the board and the policy (values,
-    generations, weights) are the sample's own."""
+    generations, scores, weights) are the sample's own."""
 
     def __init__(self, samples: dict[str, np.ndarray], symmetries: list):
         self.samples, self.symmetries = samples, symmetries

@@ -21,7 +21,7 @@ import numpy as np
 from pipeline import seeds
 from pipeline.agents.recipes import selfplay_player
 from pipeline.config import Params
-from pipeline.games.base import rotate_to_mover, to_absolute
+from pipeline.games.base import HasMargins, margin_scale, offers, rotate_to_mover, to_absolute
 from pipeline.jobs.replay import FIELDS, position_keys
 from pipeline.jobs.selfplay_parts import Part, PartStore
 from pipeline.matches.arena import GameRecord
@@ -137,15 +137,29 @@ def compact_planes(planes: np.ndarray) -> np.ndarray:
 def records_to_samples(
     game, records: list[GameRecord], generation: int, value_targets: list[np.ndarray]
 ) -> dict[str, np.ndarray]:
-    """Samples from recorded positions, with one value target (absolute seats) per position."""
+    """Samples from recorded positions, with one value target (absolute seats) per position, and the
+    game's final points as the score head's target (`final_points`)."""
     states = [s for r in records for s in r.states]
     values = [rotate_to_mover(v, m) for r, vs in zip(records, value_targets) for v, m in zip(vs, r.policy_movers)]
+    points = [final_points(game, r.final_state) for r in records]
+    scores = [rotate_to_mover(p, m) for r, p in zip(records, points) for m in r.policy_movers]
     return {
         "states": compact_planes(game.encode_batch(states)),
         "policies": np.stack([p for r in records for p in r.policies]).astype(np.float32),
         "values": np.stack(values).astype(np.float32),
         "generations": np.full(len(states), generation, dtype=np.int32),
+        "scores": np.stack(scores).astype(np.float32),
     }
+
+
+def final_points(game, final_state) -> np.ndarray:
+    """Each seat's final points (absolute seats) above the table's mean, in the game's clear-win gaps
+    (`margin_scale`: 20 points in Kingdomino), the score head's target; zeros for a game without
+    margins, whose networks have no score head (`train.score_weight` is refused there)."""
+    if not offers(game, HasMargins):
+        return np.zeros(game.num_players)
+    points = np.asarray(game.margins(final_state), dtype=np.float64)
+    return (points - points.mean()) / margin_scale(game)
 
 
 def random_openings(game, games: int, max_plies: int, seed: list[int]) -> list | None:

@@ -27,7 +27,7 @@ from pipeline.jobs.work_key import work_key
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1  # part of every name: a change in what a part holds retires all older parts
+FORMAT = 2  # part of every name: a change in what a part holds retires all older parts (2: scores)
 
 
 @dataclass

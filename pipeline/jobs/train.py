@@ -53,6 +53,9 @@ class _FollowFreeCores(pl.Callback):
         follow_free_cores()
 
 
+BATCH = ("states", "policies", "values", "weights", "scores")  # `alphazero_losses`' arguments, in order
+
+
 class _WholeBatches(torch.utils.data.Dataset):
     """A batch by one index array (not per-sample collation: the bare loop's cost), augmented as drawn."""
 
@@ -65,7 +68,7 @@ class _WholeBatches(torch.utils.data.Dataset):
     def __getitem__(self, indices):
         batch = self.samples.batch(indices)
         batch["states"] = batch["states"].astype(np.float32)
-        return tuple(torch.from_numpy(batch[name]) for name in ("states", "policies", "values", "weights"))
+        return tuple(torch.from_numpy(batch[name]) for name in BATCH)
 
 
 ACCELERATORS = {"auto": "auto", "cpu": "cpu", "cuda": "gpu"}  # params' device -> Lightning's accelerator
@@ -102,6 +105,7 @@ def train_network(
         "policies": samples["policies"],
         "values": samples["values"],
         "weights": samples.get("weights", np.ones(len(samples["states"]), dtype=np.float32)),
+        "scores": samples["scores"],
     }
     identity = Symmetry(lambda x: x, np.arange(game.num_actions))
     dataset = Augmented(samples, game.symmetries() if params.augment else [identity])
@@ -110,7 +114,7 @@ def train_network(
     else:
         sampler = EpochBatches(len(dataset), params.batch_size, seed)
     loader = DataLoader(_WholeBatches(dataset), sampler=sampler, batch_size=None)
-    module = AlphaZeroModule(model, params.learning_rate, params.weight_decay, params.lr_schedule)
+    module = AlphaZeroModule(model, params.learning_rate, params.weight_decay, params.lr_schedule, params.score_weight)
     for name in LIGHTNING_NOTICES:
         logging.getLogger(name).setLevel(logging.WARNING)
     trainer = pl.Trainer(

@@ -105,21 +105,23 @@ def _refusal(err: Exception) -> str:
 
 
 def _stored_shape(path: Path, shape) -> NetworkShape:
-    """The recorded shape; one saved before networks read constant planes as a vector has none (0)."""
+    """The recorded shape; one saved before networks read constant planes as a vector has none (0), one
+    saved before score heads has none (false)."""
     names = [field.name for field in dataclasses.fields(NetworkShape)]
-    sizes = [name for name in names if name != "constant_planes"]
-    if isinstance(shape, dict) and "constant_planes" not in shape:
-        shape = {**shape, "constant_planes": 0}
+    sizes = [name for name in names if name not in ("constant_planes", "score_head")]
+    if isinstance(shape, dict):
+        shape = {"constant_planes": 0, "score_head": False, **shape}
     if not (
         isinstance(shape, dict)
         and sorted(shape) == sorted(names)
         and all(type(shape[name]) is int and shape[name] >= 1 for name in sizes)
         and type(shape["constant_planes"]) is int
         and 0 <= shape["constant_planes"] < shape["in_channels"]
+        and type(shape["score_head"]) is bool
     ):
         raise CheckpointError(
-            f"{path}: damaged checkpoint (shape must give positive integers {', '.join(sizes)}"
-            " and constant_planes from 0 to fewer than in_channels)"
+            f"{path}: damaged checkpoint (shape must give positive integers {', '.join(sizes)},"
+            " constant_planes from 0 to fewer than in_channels and score_head true or false)"
         )
     return NetworkShape(**shape)
 

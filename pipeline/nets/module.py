@@ -1,9 +1,11 @@
 """The SENet as a Lightning module with seed 000's loss: mean over seats of (z - v)^2 plus the
-policy cross-entropy against the search's visit distribution; L2 enters as Adam's weight decay."""
+policy cross-entropy against the search's visit distribution; L2 enters as Adam's weight decay. With
+`score_weight` > 0, plus that weight times the score head's squared error on the final points."""
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import pytorch_lightning as pl
 import torch
@@ -12,20 +14,35 @@ import torch.nn.functional as F
 from pipeline.nets.senet import SENet
 
 
+class Losses(NamedTuple):
+    """A batch's mean losses; `score` is 0 where no score targets were given."""
+
+    policy: torch.Tensor
+    value: torch.Tensor
+    score: torch.Tensor
+
+
 def alphazero_losses(
     model: SENet,
     states: torch.Tensor,
     policies: torch.Tensor,
     values: torch.Tensor,
     weights: torch.Tensor | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The batch's mean losses, each sample counted by its weight (merged positions weigh by their copies)."""
-    logits, predicted = model(states)
+    scores: torch.Tensor | None = None,
+) -> Losses:
+    """The batch's mean losses, each sample counted by its weight (merged positions weigh by their copies);
+    with `scores`, the score head's squared error on them too (a network with a score head)."""
+    if scores is None:
+        logits, predicted = model(states)
+        score_loss = torch.zeros(len(states), device=states.device)
+    else:
+        logits, predicted, points = model.forward_with_scores(states)
+        score_loss = ((scores - points) ** 2).mean(dim=-1)
     policy_loss = -(policies * F.log_softmax(logits, dim=-1)).sum(dim=-1)
     value_loss = ((values - predicted) ** 2).mean(dim=-1)
     if weights is not None:
-        policy_loss, value_loss = weights * policy_loss, weights * value_loss
-    return policy_loss.mean(), value_loss.mean()
+        policy_loss, value_loss, score_loss = weights * policy_loss, weights * value_loss, weights * score_loss
+    return Losses(policy_loss.mean(), value_loss.mean(), score_loss.mean())
 
 
 def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> torch.optim.Optimizer:
@@ -35,26 +52,37 @@ def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> t
 
 class AlphaZeroModule(pl.LightningModule):
     def __init__(
-        self, model: SENet, learning_rate: float = 1e-3, weight_decay: float = 1e-4, lr_schedule: str = "constant"
+        self,
+        model: SENet,
+        learning_rate: float = 1e-3,
+        weight_decay: float = 1e-4,
+        lr_schedule: str = "constant",
+        score_weight: float = 0.0,
     ):
         super().__init__()
+        if score_weight > 0 and model.score_head is None:
+            raise ValueError("train.score_weight: the network has no score head (its shape's score_head is false)")
         self.model = model
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.lr_schedule = lr_schedule
+        self.score_weight = score_weight
         self.history: list[dict[str, float]] = []  # mean losses and wall seconds of each epoch
 
     def on_train_epoch_start(self):
-        self._sums = torch.zeros(2, device=self.device)  # beside the losses, on the GPU when training there
+        self._sums = torch.zeros(3, device=self.device)  # beside the losses, on the GPU when training there
         self._batches = 0
         self._started = time.perf_counter()
 
     def training_step(self, batch, batch_idx):
-        policy_loss, value_loss = alphazero_losses(self.model, *batch)
+        states, policies, values, weights, scores = batch
+        losses = alphazero_losses(
+            self.model, states, policies, values, weights, scores if self.score_weight > 0 else None
+        )
         # Sum here and log once per epoch: Lightning's per-step `log` costs as much as a small model's step.
-        self._sums += torch.stack([policy_loss.detach(), value_loss.detach()])
+        self._sums += torch.stack([loss.detach() for loss in losses])
         self._batches += 1
-        return policy_loss + value_loss
+        return losses.policy + losses.value + self.score_weight * losses.score
 
     def on_train_epoch_end(self):
         self.record_epoch()
@@ -64,8 +92,10 @@ class AlphaZeroModule(pl.LightningModule):
         before this module's, and the one that saves the fit needs the epoch recorded."""
         if len(self.history) > self.current_epoch:
             return
-        policy_loss, value_loss = (self._sums / max(self._batches, 1)).tolist()
+        policy_loss, value_loss, score_loss = (self._sums / max(self._batches, 1)).tolist()
         losses = {"policy_loss": policy_loss, "value_loss": value_loss, "loss": policy_loss + value_loss}
+        if self.score_weight > 0:
+            losses["score_loss"] = score_loss
         self.history.append({**losses, "seconds": time.perf_counter() - self._started})
         self.log_dict(losses, prog_bar=True)
 

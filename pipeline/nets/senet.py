@@ -1,5 +1,7 @@
 """Seed 000's network: pre-activation residual blocks with squeeze-and-excitation, a policy head and
-a value head with one tanh output per seat (index 0 = the player to move)."""
+a value head with one tanh output per seat (index 0 = the player to move); optionally a score head, one
+linear output per seat, trained on the game's final points as an auxiliary target (KataGo) and never
+read by search."""
 
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ class NetworkShape:
     channels: int = 64
     se_reduction: int = 4
     constant_planes: int = 0  # the input's last planes, each one number over the whole board
+    score_head: bool = False  # an auxiliary head predicting each seat's final points (`train.score_weight`)
 
     @property
     def board_planes(self) -> int:
@@ -31,12 +34,19 @@ class NetworkShape:
         return asdict(self)
 
     @classmethod
-    def for_game(cls, game, blocks: int, channels: int, se_reduction: int) -> NetworkShape:
+    def for_game(cls, game, blocks: int, channels: int, se_reduction: int, score_head: bool = False) -> NetworkShape:
         """A game that has constant planes (`HasConstantPlanes`: its encoding's last planes, constant over
         the board; Kingdomino's rows of dominoes, kings and phase) has them read as a vector."""
         constant = game.constant_planes() if offers(game, HasConstantPlanes) else 0
         seats = game.num_players
-        return cls(*game.observation_shape, game.num_actions, seats, blocks, channels, se_reduction, constant)
+        shape = (game.num_actions, seats, blocks, channels, se_reduction, constant, score_head)
+        return cls(*game.observation_shape, *shape)
+
+    @classmethod
+    def for_params(cls, game, params) -> NetworkShape:
+        """The shape a run's params ask for: its `network` section, and a score head where
+        `train.score_weight` is above 0."""
+        return cls.for_game(game, **params.network.model_dump(), score_head=params.train.score_weight > 0)
 
 
 class SqueezeExcitation(nn.Module):
@@ -108,6 +118,7 @@ class SENet(nn.Module):
             nn.Linear(c, shape.num_players),
             nn.Tanh(),
         )
+        self.score_head = _score_head(c, cells, shape.num_players) if shape.score_head else None
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         """The stem: the board planes convolved, plus the constant planes' vector on every square."""
@@ -120,13 +131,31 @@ class SENet(nn.Module):
         features = self.tower(self.embed(x))
         return self.policy_head(features), self.value_head(features)
 
+    def forward_with_scores(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Policy logits, values and the score head's points (training only: search calls `forward`)."""
+        features = self.tower(self.embed(x))
+        return self.policy_head(features), self.value_head(features), self.score_head(features)
+
+
+def _score_head(channels: int, cells: int, seats: int) -> nn.Sequential:
+    """The value head's form without its tanh: points are not bounded to [-1, 1]."""
+    return nn.Sequential(
+        nn.Conv2d(channels, 1, 1, bias=False),
+        nn.BatchNorm2d(1),
+        nn.ReLU(inplace=True),
+        nn.Flatten(),
+        nn.Linear(cells, channels),
+        nn.ReLU(inplace=True),
+        nn.Linear(channels, seats),
+    )
+
 
 def initial_network(game, params) -> SENet:
     """The random generation-0 network of a run (`params`: the loaded params.yaml): the shape of its
     `network` section, weights seeded by its `seed`; as the `init` stage makes it and a sweep trial
     starts from."""
     torch.manual_seed(params.seed)
-    return SENet(NetworkShape.for_game(game, **params.network.model_dump()))
+    return SENet(NetworkShape.for_params(game, params))
 
 
 def deepened(model: SENet, blocks: int) -> SENet:
@@ -159,6 +188,18 @@ def with_constant_planes(model: SENet, constant_planes: int) -> SENet:
     board = shaped.shape.board_planes
     weights["stem.weight"] = kernels[:, :board].clone()
     weights["constant_stem.weight"] = kernels[:, board:].sum(dim=(2, 3))
+    shaped.load_state_dict(weights)
+    return shaped.train(model.training)
+
+
+def with_score_head(model: SENet, score_head: bool) -> SENet:
+    """`model` with a fresh score head (seeded by the caller's torch seed), or without its own: the rest
+    of the network as trained. A run with `train.score_weight` goes on from a network trained without
+    one, and back."""
+    shaped = SENet(replace(model.shape, score_head=score_head))
+    weights = {key: value for key, value in model.state_dict().items() if not key.startswith("score_head.")}
+    if score_head:
+        weights.update({k: v for k, v in shaped.state_dict().items() if k.startswith("score_head.")})
     shaped.load_state_dict(weights)
     return shaped.train(model.training)
 
