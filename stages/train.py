@@ -46,6 +46,8 @@ def main(argv):
             "samples": result.samples,
             "samples_per_s": result.samples_per_s,
         }
+        if result.score_loss is not None:
+            figures["score_loss"] = result.score_loss
         write_json(paths.metrics("train", gen), {**figures, "epochs": result.epoch_losses})
         shutil.rmtree(paths.saved_fit(gen), ignore_errors=True)
         run.log_metrics(stage_metrics("train", figures))

@@ -38,6 +38,7 @@ class TrainResult:
     samples: int
     samples_per_s: float
     epoch_losses: list[dict[str, float]]
+    score_loss: float | None = None  # the score head's, where `score_weight` trains one
 
 
 # Lightning's info lines ("GPU available", "TPU available", the litlogger tip, "`Trainer.fit` stopped")
@@ -145,6 +146,7 @@ def train_network(
         samples=sampler.size,
         samples_per_s=sampler.size * params.epochs / sum(epoch["seconds"] for epoch in module.history),
         epoch_losses=module.history,
+        score_loss=last.get("score_loss"),
     )
 
 
