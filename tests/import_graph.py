@@ -59,8 +59,31 @@ def import_lines(path: Path) -> dict[Path, int]:
 
 
 def imports_of(path: Path) -> frozenset[Path]:
-    """The project files `path` imports, wherever in it the import stands."""
-    return frozenset(import_lines(path))
+    """The project files `path` imports, wherever in it the import stands, and those it loads by the
+    references the built-in games give (`games/base.py`'s `players_of`, `experiments_of`): what it runs,
+    as dvc.yaml's deps must know, though the layout's floors do not count them as imports."""
+    return frozenset(import_lines(path)) | referenced_by(path)
+
+
+def referenced_by(path: Path) -> frozenset[Path]:
+    if path.is_relative_to(ROOT / "pipeline" / "games"):  # where the references are given, not loaded
+        return frozenset()
+    source = path.read_text()
+    return frozenset(file for asks, files in game_references().items() if f"{asks}(" in source for file in files)
+
+
+@cache
+def game_references() -> dict[str, frozenset[Path]]:
+    """`players_of` and `experiments_of` -> the files of the modules the built-in games name for them."""
+    from pipeline.games import GAME_NAMES, make_game
+    from pipeline.games.base import experiments_of, players_of
+
+    games = [make_game(name) for name in GAME_NAMES]
+    references = {
+        "players_of": [r for game in games for r in players_of(game).values()],
+        "experiments_of": [r for game in games for r in experiments_of(game)],
+    }
+    return {asks: frozenset(module_file(r.partition(":")[0]) for r in refs) for asks, refs in references.items()}
 
 
 def closure(start: Path) -> set[Path]:
@@ -85,7 +108,7 @@ def find_cycle() -> list[Path] | None:
     def visit(node: Path) -> list[Path] | None:
         state[node] = 1
         path.append(node)
-        for nxt in sorted(imports_of(node)):
+        for nxt in sorted(import_lines(node)):  # imports only: a reference is loaded when called
             if state.get(nxt) == 1 and not _package_of(nxt, node):
                 return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := visit(nxt)):
