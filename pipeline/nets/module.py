@@ -34,15 +34,17 @@ def alphazero_losses(
     with `scores`, the score head's squared error on them too (a network with a score head)."""
     if scores is None:
         logits, predicted = model(states)
-        score_loss = torch.zeros(len(states), device=states.device)
     else:
         logits, predicted, points = model.forward_with_scores(states)
-        score_loss = ((scores - points) ** 2).mean(dim=-1)
-    policy_loss = -(policies * F.log_softmax(logits, dim=-1)).sum(dim=-1)
-    value_loss = ((values - predicted) ** 2).mean(dim=-1)
+    per_sample = [
+        -(policies * F.log_softmax(logits, dim=-1)).sum(dim=-1),
+        ((values - predicted) ** 2).mean(dim=-1),
+        *([] if scores is None else [((scores - points) ** 2).mean(dim=-1)]),
+    ]
     if weights is not None:
-        policy_loss, value_loss, score_loss = weights * policy_loss, weights * value_loss, weights * score_loss
-    return Losses(policy_loss.mean(), value_loss.mean(), score_loss.mean())
+        per_sample = [weights * loss for loss in per_sample]
+    means = [loss.mean() for loss in per_sample]
+    return Losses(*means) if scores is not None else Losses(*means, means[0].new_zeros(()))
 
 
 def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> torch.optim.Optimizer:

@@ -108,17 +108,8 @@ class SENet(nn.Module):
             nn.Flatten(),
             nn.Linear(2 * cells, shape.num_actions),
         )
-        self.value_head = nn.Sequential(
-            nn.Conv2d(c, 1, 1, bias=False),
-            nn.BatchNorm2d(1),
-            nn.ReLU(inplace=True),
-            nn.Flatten(),
-            nn.Linear(cells, c),
-            nn.ReLU(inplace=True),
-            nn.Linear(c, shape.num_players),
-            nn.Tanh(),
-        )
-        self.score_head = _score_head(c, cells, shape.num_players) if shape.score_head else None
+        self.value_head = nn.Sequential(*_seat_head(c, cells, shape.num_players), nn.Tanh())
+        self.score_head = _seat_head(c, cells, shape.num_players) if shape.score_head else None
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         """The stem: the board planes convolved, plus the constant planes' vector on every square."""
@@ -137,8 +128,9 @@ class SENet(nn.Module):
         return self.policy_head(features), self.value_head(features), self.score_head(features)
 
 
-def _score_head(channels: int, cells: int, seats: int) -> nn.Sequential:
-    """The value head's form without its tanh: points are not bounded to [-1, 1]."""
+def _seat_head(channels: int, cells: int, seats: int) -> nn.Sequential:
+    """One linear output per seat from the tower: the value head adds a tanh, the score head does not
+    (points are not bounded to [-1, 1])."""
     return nn.Sequential(
         nn.Conv2d(channels, 1, 1, bias=False),
         nn.BatchNorm2d(1),
