@@ -6,11 +6,13 @@ searching at the same wall time a move as its opponents (`match --move-time`), s
 Schemes: the raw policy (1 simulation, no time spent), and search keeping 1, 8 or 64 outcomes per
 draw with seed 001's eviction, or keeping the first 8 draws fixed (`search.chance_outcomes: fixed`);
 and seed 001's eviction with each leaf also judged by a greedy playout through every later draw,
-half and half with the network's value or alone (`search.greedy_playout_weight` 0.5, 1); `network`
+half and half with the network's value or alone (`search.greedy_playout_weight` 0.5, 1), from one playout
+a leaf or the mean of four (`x4`, `search.greedy_playouts`); `network`
 searches on the network's value alone (w = 0), whatever the params say.
 
 Usage: python benchmarks/kingdomino_search.py CHECKPOINT PARAMS [--move-time S] [--opponent mce:0.5s]
-       [--games-per-seating N] [--schemes raw,evict1,evict8,evict64,fixed8,playouts0.5,playouts1,network]
+       [--games-per-seating N]
+       [--schemes raw,evict1,evict8,evict64,fixed8,playouts0.5,playouts1,playouts0.5x4,playouts1x4,network]
 The match plays one game at a time in each worker (`workers` of PARAMS, 0: one a core), so on quiet
 cores each player has a core's time: issue 51's equal-time test is `--move-time 0.25
 --games-per-seating 80 --schemes playouts0.5,network` (4 seatings: 320 games a scheme)."""
@@ -34,6 +36,18 @@ SCHEMES = {
     "fixed8": {"max_chance_children": 8, "chance_outcomes": "fixed"},
     "playouts0.5": {"max_chance_children": 8, "chance_outcomes": "evict", "greedy_playout_weight": 0.5},
     "playouts1": {"max_chance_children": 8, "chance_outcomes": "evict", "greedy_playout_weight": 1.0},
+    "playouts0.5x4": {
+        "max_chance_children": 8,
+        "chance_outcomes": "evict",
+        "greedy_playout_weight": 0.5,
+        "greedy_playouts": 4,
+    },
+    "playouts1x4": {
+        "max_chance_children": 8,
+        "chance_outcomes": "evict",
+        "greedy_playout_weight": 1.0,
+        "greedy_playouts": 4,
+    },
     "network": {"max_chance_children": 8, "chance_outcomes": "evict", "greedy_playout_weight": 0.0},
 }
 

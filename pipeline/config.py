@@ -125,6 +125,9 @@ class SearchSettings(Section):
     greedy_playout_weight: Float = Field(
         0.0, ge=0, le=1, description="leaf value (1 - w) network + w a player-greedy playout's outcome; 0 = off"
     )
+    greedy_playouts: Int = Field(
+        1, ge=1, le=1024, description="greedy playouts a leaf averages when greedy_playout_weight > 0"
+    )
     parallel_leaves: Int = Field(
         1, ge=1, description="walkers a tree sends per evaluator call, under a virtual loss; 1 = one leaf at a time"
     )

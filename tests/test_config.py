@@ -48,6 +48,7 @@ def with_(**changes):
         (with_(sweep={"space": {"search.c_puct": {"low": 0.5, "high": float("inf")}}}), "sweep.space.*finite"),
         (with_(search={"c_puct": "x" * 1_000_000}), r"search.c_puct: .*\(got 'x{20,30}\.\.\.x{20,30}'\)$"),
         (with_(search={"greedy_playout_weight": 1.5}), "search.greedy_playout_weight: .*less than or equal to 1"),
+        (with_(search={"greedy_playouts": 0}), "search.greedy_playouts: .*greater than or equal to 1"),
         (with_(network={"blocks": 10**8}), "network.blocks: .*less than or equal to 100"),
         (with_(network={"channels": 10**9}), "network.channels: .*less than or equal to 1024"),
         (

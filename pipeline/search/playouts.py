@@ -1,5 +1,6 @@
 """Player-greedy playouts: a game played to its end by the game's own greedy move for every seat, and
-leaf values that mix one such playout's outcome into the network's (`search.greedy_playout_weight`).
+leaf values that mix such playouts' outcome into the network's (`search.greedy_playout_weight`, and
+`search.greedy_playouts` a leaf).
 
 Why: AlphaGo judged a leaf by (1 - lambda) v + lambda z, its value network's v and the outcome z of one
 fast rollout (Silver et al. 2016, lambda = 0.5). In Kingdomino the anchor's strongest player is flat
@@ -54,11 +55,13 @@ def check_playouts(game, weight: float) -> None:
 
 
 def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.ndarray:
-    """(1 - weight) `values` + weight the end value (the config's value scheme) of one greedy playout
-    from each node's state, all in absolute seats; each playout draws from its tree's generator."""
-    states = [forest.states[node] for node in nodes]
-    outcomes = playout_values(
-        forest.game, states, [forest.rngs[node // forest.capacity] for node in nodes], config.value
-    )
+    """(1 - weight) `values` + weight the mean end value (the config's value scheme) of
+    `config.greedy_playouts` greedy playouts from each node's state, all in absolute seats; each
+    playout draws from its tree's generator. Several playouts a leaf average out the draws that make
+    one playout's outcome noisy, as flat Monte Carlo's many playouts do."""
+    repeats = config.greedy_playouts
+    states = [forest.states[node] for node in nodes for _ in range(repeats)]
+    rngs = [forest.rngs[node // forest.capacity] for node in nodes for _ in range(repeats)]
+    outcomes = playout_values(forest.game, states, rngs, config.value)
     weight = config.greedy_playout_weight
-    return (1 - weight) * values + weight * outcomes
+    return (1 - weight) * values + weight * outcomes.reshape(len(nodes), repeats, -1).mean(axis=1)
