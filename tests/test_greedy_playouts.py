@@ -22,27 +22,41 @@ def late_position(game, seed: int):
     return state
 
 
-@pytest.mark.parametrize(
-    "weight, playouts, scheme", [(0.5, 1, "pairwise_rank"), (1.0, 1, "pairwise_rank"), (0.5, 3, "margin")]
-)
-def test_a_leaf_is_worth_the_mix_of_the_network_and_its_greedy_playouts(weight, playouts, scheme):
-    """The evaluator says 0 for every seat, so a leaf's value is `weight` times the mean end value of
-    the greedy playouts drawn one after another from its tree's generator: the ones a fresh generator
-    of that seed plays (by margin, several playouts' values differ)."""
+@pytest.mark.parametrize("weight", [0.5, 1.0])
+def test_a_leaf_is_worth_the_mix_of_the_network_and_one_greedy_playout(weight):
+    """The evaluator says 0 for every seat, so a leaf's value is `weight` times the end value of the
+    greedy playout drawn from its tree's generator: the same one a fresh generator of that seed plays."""
     from pipeline.games.values import outcome_value
 
     game = make_game("kingdomino(players=2)")
     state = late_position(game, 0)
-    config = SearchConfig(value=ValueParams(scheme=scheme), greedy_playout_weight=weight, greedy_playouts=playouts)
+    config = SearchConfig(value=ValueParams(scheme="pairwise_rank"), greedy_playout_weight=weight)
+    forest = Forest(game, 16, end_value=config.end_value(game))
+    slot = forest.new_tree(state, np.random.default_rng(7))
+    BatchedSearch(game, UniformEvaluator(game), config).prepare_roots(forest, [slot], [False])
+    scores, margins = greedy_outcomes(game, [state], [np.random.default_rng(7)])
+    played = outcome_value(scores, margins, game.margin_scale(), "pairwise_rank")[0]
+    assert np.abs(played).max() == 1.0, "the playout reached an end with a winner"
+    assert forest.raw_values[forest.roots[slot]].tolist() == (weight * played).tolist()
+
+
+def test_a_leaf_with_several_playouts_is_worth_their_mean():
+    """`search.greedy_playouts: 3`: the leaf's value is half (the weight) the mean end value of three
+    greedy playouts drawn one after another from its tree's generator, the ones a fresh generator of
+    that seed plays (by margin, so that three playouts' values differ)."""
+    from pipeline.games.values import outcome_value
+
+    game = make_game("kingdomino(players=2)")
+    state = late_position(game, 0)
+    config = SearchConfig(value=ValueParams(scheme="margin"), greedy_playout_weight=0.5, greedy_playouts=3)
     forest = Forest(game, 16, end_value=config.end_value(game))
     slot = forest.new_tree(state, np.random.default_rng(7))
     BatchedSearch(game, UniformEvaluator(game), config).prepare_roots(forest, [slot], [False])
     rng = np.random.default_rng(7)
-    scores, margins = greedy_outcomes(game, [state] * playouts, [rng] * playouts)
-    played = outcome_value(scores, margins, game.margin_scale(), scheme)
-    assert len({tuple(value) for value in played}) == playouts, "each playout drew rows of its own"
-    assert np.abs(played).max() > 0, "the playouts reached ends with a winner"
-    assert np.allclose(forest.raw_values[forest.roots[slot]], weight * played.mean(axis=0))
+    scores, margins = greedy_outcomes(game, [state] * 3, [rng] * 3)
+    played = outcome_value(scores, margins, game.margin_scale(), "margin")
+    assert len({tuple(value) for value in played}) == 3, "each playout drew rows of its own"
+    assert np.allclose(forest.raw_values[forest.roots[slot]], 0.5 * played.mean(axis=0))
 
 
 def test_a_tree_searches_alike_alone_and_beside_other_games():
