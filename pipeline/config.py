@@ -166,6 +166,12 @@ class SelfPlayParams(Section):
     root_value_weight: Float = Field(
         0.0, ge=0, le=1, description="alphazero value target (1 - w) outcome + w search root value"
     )
+    playout_value_weight: Float = Field(
+        0.0, ge=0, le=1, description="value target (1 - u) the strategy's + u the mean of greedy playouts; 0 = off"
+    )
+    playout_value_playouts: Int = Field(
+        16, ge=1, le=1024, description="greedy playouts from each position when playout_value_weight > 0"
+    )
 
     @model_validator(mode="after")
     def _root_value_needs_search(self) -> SelfPlayParams:
@@ -473,10 +479,13 @@ class Params(Section):
 
     @model_validator(mode="after")
     def _playouts_need_a_greedy_player(self) -> Params:
-        if self.search.greedy_playout_weight > 0 and not offers(make_game(self.game), PlaysGreedy):
-            raise ValueError(
-                f"search.greedy_playout_weight: game {self.game!r} has no player-greedy policy to play out with; set 0"
-            )
+        weights = {
+            "search.greedy_playout_weight": self.search.greedy_playout_weight,
+            "selfplay.playout_value_weight": self.selfplay.playout_value_weight,
+        }
+        for setting, weight in weights.items():
+            if weight > 0 and not offers(make_game(self.game), PlaysGreedy):
+                raise ValueError(f"{setting}: game {self.game!r} has no player-greedy policy to play out with; set 0")
         return self
 
     @property

@@ -6,7 +6,8 @@ distribution, or with `search.root: gumbel` the Gumbel improved policy, and the 
 optionally mixed with the search's root value (`root_value_weight`); with playout cap randomization
 only full searches are recorded)
 and `greedy_td` (seed 004's "Alpha Zero at Home": greedy value play with epsilon-random moves;
-targets are the greedy move and TD(lambda) returns)."""
+targets are the greedy move and TD(lambda) returns). Either value target may be mixed with the mean
+of a few greedy playouts from each position (`playout_value_weight`)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.search import SearchConfig
+from pipeline.search.playouts import playout_values
 
 
 @dataclass
@@ -218,7 +220,7 @@ def run_selfplay(
     def finish(i: int, result: MatchResult) -> None:
         now, (begin, end) = time.time(), result.span
         part = Part(
-            samples=part_samples(game, value_net, params, generation, result.records),
+            samples=part_samples(game, value_net, params, generation, todo[i], result.records),
             games=result.games,
             moves=result.moves,
             simulations=result.simulations["selfplay"],
@@ -258,14 +260,38 @@ def run_selfplay(
     return result
 
 
+def playout_targets(
+    game, records: list[GameRecord], targets: list[np.ndarray], params: Params, generation: int, part: int
+) -> list[np.ndarray]:
+    """Per game, (1 - u) each position's value target + u the mean end value (the value scheme,
+    absolute seats) of k greedy playouts from that position (`playout_value_weight` u,
+    `playout_value_playouts` k), drawn from the part's own stream.
+
+    Why: a position's outcome is one sample of every draw still to come, so its value target is noisy;
+    the mean of many greedy playouts is what flat Monte Carlo, the anchor's strongest player, judges a
+    position by. Mixed into the target, it teaches the value head that judgement at every position."""
+    sp = params.selfplay
+    weight, count = sp.playout_value_weight, sp.playout_value_playouts
+    if weight == 0:
+        return targets
+    rng = np.random.default_rng(seeds.playout_targets(params.seed, generation, part))
+    mixed = []
+    for record, target in zip(records, targets):  # a game at a time: the compiled playouts copy every state
+        states = [state for state in record.states for _ in range(count)]
+        values = playout_values(game, states, [rng] * len(states), params.value)
+        mixed.append((1 - weight) * target + weight * values.reshape(len(target), count, -1).mean(axis=1))
+    return mixed
+
+
 def part_samples(
-    game, value_net: NetworkEvaluator | None, params: Params, generation: int, records: list[GameRecord]
+    game, value_net: NetworkEvaluator | None, params: Params, generation: int, part: int, records: list[GameRecord]
 ) -> dict:
-    """The samples of one part's games, with the strategy's value targets (greedy TD(lambda)'s from
-    `value_net`)."""
+    """The samples of part `part`'s games, with the strategy's value targets (greedy TD(lambda)'s from
+    `value_net`), mixed with greedy playouts' where asked."""
     outcomes = end_values(game, records, params)
     if params.selfplay.strategy == "greedy_td":
         targets = greedy_td_targets(game, value_net, records, outcomes, params)
     else:
         targets = alphazero_targets(records, outcomes, params.selfplay.root_value_weight)
+    targets = playout_targets(game, records, targets, params, generation, part)
     return records_to_samples(game, records, generation, targets)
