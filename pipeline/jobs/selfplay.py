@@ -31,7 +31,7 @@ from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.search import SearchConfig
-from pipeline.search.playouts import playout_values
+from pipeline.search.playouts import playout_means
 
 
 @dataclass
@@ -277,9 +277,8 @@ def playout_targets(
     rng = np.random.default_rng(seeds.playout_targets(params.seed, generation, part))
     mixed = []
     for record, target in zip(records, targets):  # a game at a time: the compiled playouts copy every state
-        states = [state for state in record.states for _ in range(count)]
-        values = playout_values(game, states, [rng] * len(states), params.value)
-        mixed.append((1 - weight) * target + weight * values.reshape(len(target), count, -1).mean(axis=1))
+        means = playout_means(game, record.states, [rng] * len(record.states), count, params.value)
+        mixed.append((1 - weight) * target + weight * means)
     return mixed
 
 

@@ -46,6 +46,16 @@ def playout_values(game, states: list, rngs: list, value: ValueParams) -> np.nda
     return outcome_value(scores, margins, margin_scale(game), value.scheme, value.zero_sum)
 
 
+def playout_means(game, states: list, rngs: list, count: int, value: ValueParams) -> np.ndarray:
+    """The mean end value under `value`'s scheme (absolute seats) of `count` greedy playouts from each
+    state, drawn one after another from its generator in `rngs`: the judgement flat Monte Carlo
+    gives a position, which a leaf (`search.greedy_playouts`) and a value target
+    (`selfplay.playout_value_playouts`) both take."""
+    repeated = [state for state in states for _ in range(count)]
+    outcomes = playout_values(game, repeated, [rng for rng in rngs for _ in range(count)], value)
+    return outcomes.reshape(len(states), count, -1).mean(axis=1)
+
+
 def check_playouts(game, weight: float) -> None:
     """One line where a search asks for playouts the game cannot play."""
     if weight > 0 and not offers(game, PlaysGreedy):
@@ -59,9 +69,8 @@ def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.nda
     `config.greedy_playouts` greedy playouts from each node's state, all in absolute seats; each
     playout draws from its tree's generator. Several playouts a leaf average out the draws that make
     one playout's outcome noisy, as flat Monte Carlo's many playouts do."""
-    repeats = config.greedy_playouts
-    states = [forest.states[node] for node in nodes for _ in range(repeats)]
-    rngs = [forest.rngs[node // forest.capacity] for node in nodes for _ in range(repeats)]
-    outcomes = playout_values(forest.game, states, rngs, config.value)
+    states = [forest.states[node] for node in nodes]
+    rngs = [forest.rngs[node // forest.capacity] for node in nodes]
+    means = playout_means(forest.game, states, rngs, config.greedy_playouts, config.value)
     weight = config.greedy_playout_weight
-    return (1 - weight) * values + weight * outcomes.reshape(len(nodes), repeats, -1).mean(axis=1)
+    return (1 - weight) * values + weight * means
