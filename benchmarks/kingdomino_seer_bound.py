@@ -5,10 +5,10 @@ How much of a game do the draws decide? This probe seats a player that sees ever
 The seer is flat Monte Carlo that knows the future: for each legal move it plays the game to its end
 with player-greedy moves in every seat and the true rows in their true order, so one playout a move is
 exact under its model of the others, and it takes the move that finishes best for it (its standing,
-then its lead in points). It shows what knowing the draws is worth to the anchor's own kind of player:
-far above 45%, and the draws are most of what separates players at this level; near 25-35%, the
-greedy continuation, not the draws, bounds flat Monte Carlo, and a fair player needs play far better
-than greedy's beyond the move to reach 45%.
+then its lead in points). Against three `greedy` its model is exact, and it wins nearly every game.
+Against three `mce` (2026-11-29) it takes far fewer first places than parity: knowing the draws is
+worth less than what `mce` gains by averaging many futures, a hedge against others who do not play as
+a model says (docs/results/kingdomino-beats-mce.md, "What the goal asks").
 
 Each game draws its rows from its own generator ([seed, game]); the seer reads a copy of it, so its
 cheating never changes the draws. The opponents move by time: run it on quiet cores, a process a core.
