@@ -26,10 +26,13 @@ import numpy as np
 from tqdm import tqdm
 
 from pipeline.agents.names import BASELINES, baseline_spec, parse_player
+from pipeline.commands.match import first_place_counts
 from pipeline.games import make_game
+from pipeline.matches.arena import GameRecord, pairwise_score
 from pipeline.search.playouts import greedy_outcomes
 
 GAME = "kingdomino(players=4,fit=1)"
+SEER = "seer"
 
 
 def future_rows(game, state, dice: np.random.Generator) -> tuple[int, ...]:
@@ -69,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
     game = make_game(GAME)
     opponent = baseline_spec(parse_player(args.opponent, BASELINES), args.opponent, 1.41, args.seed).build(game)
-    first, ties, pairwise = 0, 0, []
+    records = []
     for index in tqdm(range(args.games), desc="seer games"):
         dice, thinking = np.random.default_rng([args.seed, index]), np.random.default_rng([args.seed, index, 1])
         seer_seat, state = index % game.num_players, game.initial_state(dice)
@@ -77,23 +80,21 @@ def main() -> None:
             mover = game.to_play(state)
             action = seer_move(game, state, dice) if mover == seer_seat else opponent.choose(state, thinking)
             state, _ = game.step(state, action, dice)
-        scores = game.scores(state)
-        own, others = scores[seer_seat], np.delete(scores, seer_seat)
-        first += bool(own > others.max())
-        ties += bool(own == others.max())
-        pairwise.append(np.mean((own > others) + 0.5 * (own == others)))
-    low, high = wilson(first, args.games)
+        seating = [SEER if seat == seer_seat else args.opponent for seat in range(game.num_players)]
+        records.append(GameRecord(seating, scores=game.scores(state)))
+    counts = first_place_counts(records, SEER)
+    low, high = wilson(counts["wins"], args.games)
     print(
         json.dumps(
             {
                 "games": args.games,
                 "seed": args.seed,
                 "opponent": args.opponent,
-                "first_places": first,
-                "tied_first": ties,
-                "share": round(first / args.games, 3),
+                "first_places": counts["wins"],
+                "tied_first": counts["ties"],
+                "share": round(counts["wins"] / args.games, 3),
                 "wilson95": [round(low, 3), round(high, 3)],
-                "pairwise": round(float(np.mean(pairwise)), 3),
+                "pairwise": round(pairwise_score(records, SEER, args.opponent), 3),
             }
         )
     )
