@@ -128,6 +128,13 @@ class SearchSettings(Section):
     greedy_playouts: Int = Field(
         1, ge=1, le=1024, description="greedy playouts a leaf averages when greedy_playout_weight > 0"
     )
+    fpu_reduction: Float = Field(
+        0.0,
+        ge=0,
+        le=2,
+        description="first-play urgency (Lc0): an unvisited child's value is the parent's mean less this times"
+        " the square root of the visited children's prior mass; 0 = the parent's mean",
+    )
     parallel_leaves: Int = Field(
         1, ge=1, description="walkers a tree sends per evaluator call, under a virtual loss; 1 = one leaf at a time"
     )
@@ -329,6 +336,89 @@ class ConfirmParams(Section):
     )
 
 
+RENAMED = {
+    "search.rollouts": "search.simulations",
+    "selfplay.fast_rollouts": "selfplay.fast_simulations",
+    "sweep.eval_rollouts": "sweep.eval_simulations",
+}
+
+
+def current_path(path: str) -> str:
+    """A dotted params path under its current name (a sweep space or an old study's trial may use an old one)."""
+    return RENAMED.get(path, path)
+
+
+def current_paths(values: dict) -> dict:
+    """Values by dotted path (an Optuna trial's params), every path under its current name."""
+    return {current_path(path): value for path, value in values.items()}
+
+
+PLAY_SHIPPED = "shipped"  # a play-time panel's member: the same network searching as its params say
+
+
+def _default_play_space() -> dict[str, SweepDimension]:
+    return {
+        "search.c_puct": SweepDimension(low=0.5, high=8.0, log=True),
+        "search.fpu_reduction": SweepDimension(low=0.0, high=1.0),
+    }
+
+
+class PlayConfirmParams(Section):
+    """`sweep --play N --confirm`: the top settings and the shipped one played again on fresh seeds."""
+
+    top: Int = Field(3, ge=1, description="best complete trials of distinct settings confirmed")
+    games: Games = Field(
+        400, ge=1, description="games of each confirmed setting against each panel member (and the shipped one)"
+    )
+
+
+class PlaySweepParams(Section):
+    """`python -m pipeline sweep --play NETWORK`: an Optuna study of how one fixed network searches at play
+    time (`pipeline/sweeps/play.py`): every trial a setting of `search.*`, at `move_time` seconds a move
+    (or `simulations` a move), alone against each `panel` member over every seat order, on the same games."""
+
+    study: str | None = Field(None, description="None: <network>-play")
+    trials: Int = Field(24, ge=1, description="finished trials (complete or pruned) the study aims at")
+    move_time: Float = Field(0.0, ge=0, le=MAX_MOVE_SECONDS, description="seconds a move; 0 = simulations a move")
+    simulations: Simulations = Field(50, ge=1, description="the networks' budget a move (a cap under move_time)")
+    panel: list[str] = Field(default_factory=lambda: [PLAY_SHIPPED], min_length=1)
+    min_games: Games = Field(20, ge=1, description="games against each panel member before the pruner first looks")
+    max_games: Games = Field(80, ge=1, description="games against each panel member of a trial played to the end")
+    reduction_factor: Int = Field(2, ge=2, le=16, description="successive halving: rungs at min_games x this^k")
+    space: dict[str, SweepDimension] = Field(default_factory=_default_play_space, min_length=1)
+    confirm: PlayConfirmParams = PlayConfirmParams()
+
+    @field_validator("space")
+    @classmethod
+    def _search_settings_only(cls, space: dict[str, SweepDimension]) -> dict[str, SweepDimension]:
+        settings = sorted(SearchSettings.model_fields)
+        for path in space:
+            section, _, name = current_path(path).partition(".")
+            if section != "search":
+                raise ValueError(
+                    f"{path!r} is not a search setting; a play-time sweep varies how a trained network"
+                    f" searches (search.c_puct, ...), a training sweep (sweep.space) how it is trained"
+                )
+            if name == "simulations":
+                raise ValueError("'search.simulations' is the budget; set sweep.play.move_time or simulations")
+            if name not in settings:
+                raise ValueError(f"{path!r}: no such search setting; expected one of {', '.join(settings)}")
+        return space
+
+    @model_validator(mode="after")
+    def _games_grow(self) -> PlaySweepParams:
+        if self.max_games < self.min_games:
+            raise ValueError(f"max_games: {self.max_games} is below min_games {self.min_games}")
+        return self
+
+    def rungs(self) -> list[int]:
+        """Games against each panel member after each rung: min_games x factor^k, up to max_games."""
+        games = [self.min_games]
+        while games[-1] * self.reduction_factor < self.max_games:
+            games.append(games[-1] * self.reduction_factor)
+        return games + [self.max_games] if games[-1] < self.max_games else games
+
+
 class SweepParams(Section):
     """`python -m pipeline sweep`: an Optuna study over `space` (dotted params paths)."""
 
@@ -353,6 +443,7 @@ class SweepParams(Section):
     )
     space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
     confirm: ConfirmParams = ConfirmParams()
+    play: PlaySweepParams = Field(default_factory=PlaySweepParams)
 
 
 class TeacherParams(Section):
@@ -442,13 +533,15 @@ class Params(Section):
 
     @model_validator(mode="after")
     def _space_names_numeric_params(self) -> Params:
-        for path, dimension in self.sweep.space.items():
-            section, _, name = path.partition(".")
-            value = getattr(getattr(self, section, None), name, None) if name else None
-            if not isinstance(value, bool | int | float | str):
-                raise ValueError(f"sweep.space: {path!r} names no single param (expected section.field)")
-            if dimension.choices is None and (isinstance(value, bool) or not isinstance(value, int | float)):
-                raise ValueError(f"sweep.space: {path!r} takes choices, not a range")
+        spaces = {"sweep.space": self.sweep.space, "sweep.play.space": self.sweep.play.space}
+        for field, space in spaces.items():
+            for path, dimension in space.items():
+                section, _, name = path.partition(".")
+                value = getattr(getattr(self, section, None), name, None) if name else None
+                if not isinstance(value, bool | int | float | str):
+                    raise ValueError(f"{field}: {path!r} names no single param (expected section.field)")
+                if dimension.choices is None and (isinstance(value, bool) or not isinstance(value, int | float)):
+                    raise ValueError(f"{field}: {path!r} takes choices, not a range")
         if self.sweep.simulations_per_generation and "selfplay.games" in self.sweep.space:
             raise ValueError("sweep.space: 'selfplay.games' is set by sweep.simulations_per_generation; tune one")
         return self
@@ -546,23 +639,6 @@ def _quoted(value) -> str:
 
 # Old spellings of renamed params, still read so that users' params files work: one word, `simulations`,
 # names every search budget (issue 37). Each old key read prints one deprecation line.
-RENAMED = {
-    "search.rollouts": "search.simulations",
-    "selfplay.fast_rollouts": "selfplay.fast_simulations",
-    "sweep.eval_rollouts": "sweep.eval_simulations",
-}
-
-
-def current_path(path: str) -> str:
-    """A dotted params path under its current name (a sweep space or an old study's trial may use an old one)."""
-    return RENAMED.get(path, path)
-
-
-def current_paths(values: dict) -> dict:
-    """Values by dotted path (an Optuna trial's params), every path under its current name."""
-    return {current_path(path): value for path, value in values.items()}
-
-
 def _renamed(data: dict, source: str) -> dict:
     """`data` with renamed keys moved to their new names, sweep space paths included."""
     data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}

@@ -14,6 +14,8 @@ SWEEP_PANEL = 7919  # [seed, 7919, k]: a sweep trial's games against panel membe
 SWEEP_VERSUS_BASELINE = 104729  # [seed, 104729]: the best trial against the baseline
 SWEEP_CONFIRMATION = 1299709  # [seed, 1299709, k, a, b]: candidate k's network a against baseline network b;
 # [seed, 1299709, k]: the bootstrap of candidate k's interval
+PLAY_SWEEP = 15485863  # [seed, 15485863, k, r]: every play-time trial's rung r of games against panel member k
+PLAY_CONFIRMATION = 32452843  # [seed, 32452843, k, b]: block b of the confirmation's games against member k
 
 
 def selfplay_games(seed: int, generation: int, part: int) -> list[int]:
@@ -62,3 +64,14 @@ def sweep_sampler(seed: int, worker: int, trials: int) -> list[int]:
     """A sweep worker's sampler, per worker and per restart: a resumed worker must not replay its first
     random samples."""
     return [seed, worker, trials]
+
+
+def play_sweep_games(seed: int, member: int, rung: int) -> list[int]:
+    """The same games for every trial: their differences are the settings', not the deals' (common
+    random numbers)."""
+    return [seed, PLAY_SWEEP, member, rung]
+
+
+def play_confirmation_games(seed: int, member: int, block: int) -> list[int]:
+    """Games no trial played, the same for every confirmed setting."""
+    return [seed, PLAY_CONFIRMATION, member, block]

@@ -38,6 +38,9 @@ class Node:
         for a in range(len(self.visits)):
             parent_q += self.value_sums[a, self.player]
         parent_q = parent_q / total if total else 0.0
+        if config.fpu_reduction > 0:  # Lc0's first-play urgency: less for a new child the more prior is explored
+            explored = sum(float(self.priors[a]) for a in range(len(self.visits)) if self.legal[a] and self.visits[a])
+            parent_q -= config.fpu_reduction * math.sqrt(explored)
         for a in range(len(self.visits)):
             if not self.legal[a]:
                 continue

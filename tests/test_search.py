@@ -167,6 +167,20 @@ def test_batched_engine_matches_the_reference_search(name, moves, kind):
         assert all(batch.root_visits(s).tolist() == reference for s in slots)
 
 
+@pytest.mark.parametrize("name, moves", [("tictactoe", [4]), ("connect4", [3, 3, 2]), ("tictacmo", [])])
+def test_first_play_urgency_matches_the_reference_search_and_changes_what_is_searched(name, moves):
+    """Lc0's reduction: an unvisited child is worth the parent's mean less r x sqrt(the visited children's
+    prior mass); with r = 0 (the default) the search is the papers' visit for visit (the test above)."""
+    game = make_game(name)
+    state = play(game, moves)
+    config = SearchConfig(fpu_reduction=1.0, c_puct=1.0)
+    reference = reference_search(game, UniformEvaluator(game), state, 300, config).tolist()
+    forest, (slot,) = search(game, [state], UniformEvaluator(game), config, 300)
+    assert forest.root_visits(slot).tolist() == reference
+    plain, _ = search(game, [state], UniformEvaluator(game), SearchConfig(c_puct=1.0), 300)
+    assert not np.array_equal(plain.visits, forest.visits), "the reduction steers the walks below the root"
+
+
 def test_batched_trees_search_independently_and_reproducibly():
     game = make_game("tictacmo")
     states = [play(game, []), play(game, [7]), play(game, [0, 5, 10, 1, 6, 14])]

@@ -14,6 +14,8 @@ def test_no_two_streams_share_their_entropy():
         seeds.random_openings(0, 1),
         seeds.sweep_panel(0, 0),
         seeds.sweep_versus_baseline(0),
+        seeds.play_sweep_games(0, 0, 0),
+        seeds.play_confirmation_games(0, 0, 0),
     ]
     assert len({tuple(stream) for stream in streams}) == len(streams)
 

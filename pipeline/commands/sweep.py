@@ -7,24 +7,34 @@ the report then recommends what survived (`pipeline/sweeps/confirmation.py`).
 Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite:///<project>/sweep.db`.
 Running the command again, here or on other machines, adds workers or resumes; the report (best params,
 every trial, plots) is written to `--out` (default `sweeps/<study>`) when the workers are done.
+
+`--play NETWORK` (a checkpoint or a shipped champion's name) tunes how that network searches at play
+time instead, `sweep.play` of its params (`pipeline/sweeps/play.py`): `--confirm` then plays the top
+settings and the shipped one again on fresh seeds. Its params: `--params`, else `params.yaml` where it
+plays the network's game, else the params a shipped champion was trained with.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import optuna
 
+from pipeline import champions
 from pipeline.atomic import write_json
 from pipeline.commands.cli import command_parser, refuse_outside
+from pipeline.commands.networks import network_params
 from pipeline.config import MAX_GAMES, MAX_WORKERS, load_params
-from pipeline.harness.entry import entry_point
-from pipeline.sweeps import confirmation
+from pipeline.games import make_game
+from pipeline.harness.entry import UsageError, entry_point
+from pipeline.sweeps import confirmation, play, play_report
 from pipeline.sweeps.report import write_report
 from pipeline.sweeps.storage import open_storage
 from pipeline.sweeps.study import (
     CONFIRMED,
     VERSUS,
+    Objective,
     open_study,
     panel_specs,
     publish_report,
@@ -39,7 +49,10 @@ from pipeline.sweeps.study import (
 @entry_point
 def main(argv):
     parser = command_parser("sweep", __doc__)
-    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--params", default=None, help="default: params.yaml (with --play: see above)")
+    parser.add_argument(
+        "--play", metavar="NETWORK", help="tune how this network searches at play time (sweep.play), not training"
+    )
     parser.add_argument(
         "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
     )
@@ -61,7 +74,10 @@ def main(argv):
     refuse_outside(1, MAX_GAMES, {"--trials": args.trials})
     refuse_outside(0, MAX_WORKERS, {"--worker": args.worker})
     refuse_outside(0, MAX_GAMES, {"--versus-baseline": args.versus_baseline})
-    params = load_params(args.params)
+    if args.play:
+        return play_sweep(args)
+    params_path = args.params or "params.yaml"
+    params = load_params(params_path)
     url = resolve_storage(args.storage, params)
     trials = args.trials or params.sweep.trials
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -70,10 +86,7 @@ def main(argv):
     if not args.report_only:
         panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
         open_storage(url)
-        if args.jobs == 1:
-            run_worker(args.params, url, trials, args.worker, prepare=prepare)
-        else:
-            failed = run_workers(args.params, url, trials, args.worker, args.jobs, prepare)
+        failed = run(args, params_path, url, trials, prepare)
     study = open_study(params, open_storage(url))
     out = Path(args.out or Path("sweeps") / params.sweep.study)
     metrics = {}
@@ -85,11 +98,57 @@ def main(argv):
         versus = versus_baseline(study, params, args.versus_baseline)
         write_json(out / VERSUS, versus)
         metrics |= {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
-    report = write_report(study, params, Path(args.params), out)
+    report = write_report(study, params, Path(params_path), out)
+    finish(params, study, url, metrics, out, report, failed)
+
+
+def run(args, source, url: str, trials: int, prepare, objective=Objective) -> list[str]:
+    """The study's workers: this process alone, or `--jobs` processes; one line for each that failed."""
+    if args.jobs == 1:
+        run_worker(source, url, trials, args.worker, prepare=prepare, objective=objective)
+        return []
+    return run_workers(source, url, trials, args.worker, args.jobs, prepare, objective)
+
+
+def finish(params, study, url: str, metrics: dict, out: Path, report: Path, failed: list[str]) -> None:
     publish_report(params, study, url, metrics, out)
     print(f"report: {report}")
     if failed:  # the report shows the study as it stands; a re-run finishes it
         raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")
+
+
+def play_sweep(args) -> None:
+    """`--play NETWORK`: the play-time study of the network, its confirmation and its report."""
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+
+    if args.versus_baseline:
+        raise UsageError("--versus-baseline: a training sweep's; a play-time sweep's is --confirm")
+    path = champions.resolve(args.play)
+    load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
+    game = checkpoint_game(path)
+    params = network_params(args.params, args.play, game)
+    network = str(path)
+    play.check_panel(params, make_game(game))
+    url = resolve_storage(args.storage, params)
+    trials = args.trials or params.sweep.play.trials
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    failed = []
+    if args.confirm:
+        prepare, objective = partial(play.prepare_confirmation, network), partial(play.ConfirmationUnit, network)
+    else:
+        prepare, objective = partial(play.prepare, network), partial(play.Objective, network)
+    if not args.report_only:
+        open_storage(url)
+        failed = run(args, params, url, trials, prepare, objective)
+    study = play.open_play_study(params, open_storage(url), network)
+    out = Path(args.out or Path("sweeps") / study.study_name)
+    metrics = {}
+    if args.confirm and not failed:
+        figures = play.confirm(params, play.open_confirmation(open_storage(url), study.study_name))
+        write_json(out / play.CONFIRMED, figures)
+        metrics = play.metrics(figures)
+    report = play_report.write_report(study, params, args.play, out)
+    finish(params, study, url, metrics, out, report, failed)
 
 
 if __name__ == "__main__":

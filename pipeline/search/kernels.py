@@ -20,7 +20,7 @@ MISSING, NEEDS_OUTCOME = -1, -2  # leaf_nodes codes: create the child / draw a c
 
 
 @nb.njit(cache=True)
-def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1):
+def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1, fpu_reduction):
     actions = visits.shape[1]
     total = 0
     for a in range(actions):
@@ -36,6 +36,12 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
     for a in range(actions):
         parent_q += value_sums[node, a, player]
     parent_q = parent_q / total if total > 0 else 0.0
+    if fpu_reduction > 0:  # Lc0's first-play urgency: the more prior mass is explored, the less a new child is worth
+        visited_prior = 0.0
+        for a in range(actions):
+            if legal[node, a] and visits[node, a] > 0:
+                visited_prior += np.float64(priors[a])
+        parent_q -= fpu_reduction * math.sqrt(visited_prior)
     root_total = math.sqrt(max(total, 1))
     log_total = math.log(total) if total > 0 else 0.0
     best, best_score = -1, -np.inf
@@ -56,7 +62,8 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
 @nb.njit(cache=True)
 def select_leaves(
     starts, active, forced_root, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct,
-    c_uct, ucb1, virtual_loss, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions, leaf_nodes,
+    c_uct, ucb1, fpu_reduction, virtual_loss, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions,
+    leaf_nodes,
 ):  # fmt: skip
     """Descend each active tree from `starts[g]`, appending to its path, until the chosen edge has
     no child (leaf_nodes = MISSING: create it from leaf_parents / leaf_actions), leads to a chance
@@ -76,7 +83,9 @@ def select_leaves(
                 action = forced_root[g]
             else:
                 prior_row = root_priors[g] if depth == 0 else priors[node]
-                action = _choose(node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1)
+                action = _choose(
+                    node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1, fpu_reduction
+                )
             path_nodes[g, depth] = node
             path_actions[g, depth] = action
             depth += 1

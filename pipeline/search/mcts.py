@@ -128,7 +128,7 @@ class BatchedSearch:
                 select_leaves(
                     starts, active, forced, root_priors, forest.visits, forest.value_sums, forest.priors,
                     forest.children, forest.legal, forest.players, forest.status, self.config.c_puct,
-                    self.config.c_uct, ucb1, virtual_loss,
+                    self.config.c_uct, ucb1, self.config.fpu_reduction, virtual_loss,
                     path_nodes, path_actions, path_lengths, parents, actions, leaves,
                 )  # fmt: skip
                 for i in np.flatnonzero(active):

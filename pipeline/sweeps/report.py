@@ -38,7 +38,7 @@ def baseline_values(study: optuna.Study) -> dict:
     return next(t.params for t in study.get_trials(deepcopy=False) if t.user_attrs.get(BASELINE))
 
 
-def _f(figure: float | None) -> str:
+def shown(figure: float | None) -> str:
     """A figure of the report; one the JSON files hold as null (an interval over one seed or game) is n/a."""
     return "n/a" if figure is None or figure != figure else f"{figure:.3f}"
 
@@ -62,12 +62,12 @@ def confirmation_lines(figures: dict) -> list[str]:
     settings = sorted(figures["candidates"].items(), key=lambda item: -item[1]["score"])
     for setting, r in [(s, r) for s, r in settings if WITHOUT not in s]:
         lines.append(
-            f"| {setting} | {_f(r['score'])} | {_f(r['ci95_low'])}–{_f(r['ci95_high'])} | {r['games']} | "
-            f"{r['seeds']} | {_f(r['panel'])} | {_f(r['panel_ci95_low'])}–{_f(r['panel_ci95_high'])} |"
+            f"| {setting} | {shown(r['score'])} | {shown(r['ci95_low'])}–{shown(r['ci95_high'])} | {r['games']} | "
+            f"{r['seeds']} | {shown(r['panel'])} | {shown(r['panel_ci95_low'])}–{shown(r['panel_ci95_high'])} |"
         )
     lines.append(
-        f"| baseline | 0.5 | | | {base['seeds']} | {_f(base['panel'])} | "
-        f"{_f(base['panel_ci95_low'])}–{_f(base['panel_ci95_high'])} |"
+        f"| baseline | 0.5 | | | {base['seeds']} | {shown(base['panel'])} | "
+        f"{shown(base['panel_ci95_low'])}–{shown(base['panel_ci95_high'])} |"
     )
     return lines + ablation_lines(figures["candidates"])
 
@@ -88,8 +88,8 @@ def ablation_lines(results: dict[str, dict]) -> list[str]:
     ]
     for setting, r in sorted(ablations.items(), key=lambda item: item[1]["score"]):
         cost = results[full]["score"] - r["score"]
-        lines.append(f"| {setting.split(WITHOUT)[1]} | {_f(r['score'])} | {_f(r['ci95_low'])}–{_f(r['ci95_high'])} | "
-                     f"{cost:+.3f} |")  # fmt: skip
+        interval = f"{shown(r['ci95_low'])}–{shown(r['ci95_high'])}"
+        lines.append(f"| {setting.split(WITHOUT)[1]} | {shown(r['score'])} | {interval} | {cost:+.3f} |")
     return lines
 
 
@@ -111,7 +111,7 @@ def write_best_params(params_path: Path, values: dict, out: Path) -> None:
     write_text(out, mask_passwords(buffer.getvalue()))
 
 
-def _save(axes, path: Path) -> None:
+def save_figure(axes, path: Path) -> None:
     figure = np.ravel(axes)[0].figure
     with atomic_path(path) as tmp:
         figure.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
@@ -127,7 +127,7 @@ def write_plots(study: optuna.Study, out: Path) -> list[tuple[str, str]]:
     made = []
 
     def add(name: str, caption: str, draw) -> None:
-        _save(draw(), out / name)
+        save_figure(draw(), out / name)
         made.append((name, caption))
 
     if complete:
@@ -251,7 +251,8 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
             "",
             f"## Tuned (trial {versus['tuned_trial']}) against the baseline (trial {versus['baseline_trial']})",
             "",
-            f"Pairwise score {_f(versus['score'])}, 95% CI [{_f(versus['ci95_low'])}, {_f(versus['ci95_high'])}], "
+            f"Pairwise score {shown(versus['score'])}, "
+            f"95% CI [{shown(versus['ci95_low'])}, {shown(versus['ci95_high'])}], "
             f"{versus['games']} games over every seating where both sit (0.5 = equal).",
         ]
     lines += trial_lines(trials)

@@ -123,10 +123,10 @@ def with_overrides(params: Params, values: dict[str, Any]) -> Params:
     return parse_params(data, "sweep trial params")
 
 
-def suggest(trial: optuna.Trial, params: Params) -> dict[str, Any]:
-    """One value per dimension of the space; integer params get integers."""
+def suggest(trial: optuna.Trial, params: Params, space: dict | None = None) -> dict[str, Any]:
+    """One value per dimension of `space` (default: `sweep.space`); integer params get integers."""
     values = {}
-    for path, dim in params.sweep.space.items():
+    for path, dim in (params.sweep.space if space is None else space).items():
         if dim.choices is not None:
             values[path] = trial.suggest_categorical(path, dim.choices)
         elif isinstance(param_value(params, path), int):
@@ -268,19 +268,27 @@ def sweep_trials(params: Params, storage_url: str, worker: int, trials: int) -> 
 
 
 def run_worker(
-    params_path: str, storage_url: str, trials: int, worker: int = 0, share: int = 1, prepare=sweep_trials
+    source: str | Params,
+    storage_url: str,
+    trials: int,
+    worker: int = 0,
+    share: int = 1,
+    prepare=sweep_trials,
+    objective=Objective,
 ) -> None:
-    """Run trials until the study `prepare` gives holds its target of finished ones (counting other
-    workers' too). While the others' running trials would make up the rest, wait for them: one that dies
-    is retried here. A worker that shares the machine with `share` workers takes its share of the cores."""
-    params = load_params(params_path)
+    """Run trials of `objective(params, parent run, bar)` until the study `prepare` gives holds its target
+    of finished ones (counting other workers' too). While the others' running trials would make up the
+    rest, wait for them: one that dies is retried here. A worker that shares the machine with `share`
+    workers takes its share of the cores. `source`: a params file, or the params themselves (a play-time
+    sweep's, resolved from its network)."""
+    params = load_params(source) if isinstance(source, str) else source
     if share > 1:
         params = with_overrides(params, {"workers": 1})
         use_threads(max(1, (os.cpu_count() or 1) // share))
     sweep, study, trials = prepare(params, storage_url, worker, trials)
     parent = parent_run(params, sweep, storage_url)
     bar = progress_bar(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
-    objective = Objective(params, parent, bar)
+    objective = objective(params, parent, bar)
     if finished_trials(study) < trials:
         set_run_status(params, parent, "RUNNING")  # a resumed study's parent runs again
     while True:
@@ -356,14 +364,20 @@ def _worker_main(args: tuple, errors) -> None:
 
 
 def run_workers(
-    params_path: str, storage_url: str, trials: int, first: int, jobs: int, prepare=sweep_trials
+    source: str | Params,
+    storage_url: str,
+    trials: int,
+    first: int,
+    jobs: int,
+    prepare=sweep_trials,
+    objective=Objective,
 ) -> list[str]:
     """`jobs` worker processes on this machine; one line for each that failed or was killed."""
     context = multiprocessing.get_context("spawn")
     pipes = {first + j: context.Pipe(duplex=False) for j in range(jobs)}  # (parent's end, worker's end)
-    run = (params_path, storage_url, trials)
+    run = (source, storage_url, trials)
     processes = {
-        worker: context.Process(target=_worker_main, args=((*run, worker, jobs, prepare), end))
+        worker: context.Process(target=_worker_main, args=((*run, worker, jobs, prepare, objective), end))
         for worker, (_, end) in pipes.items()
     }
     for process in processes.values():

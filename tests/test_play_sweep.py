@@ -1,0 +1,161 @@
+"""The play-time sweep on tiny real budgets: one fixed Tic-Tac-Toe network, its search settings tried on
+the same games against a panel, pruned by successive halving, resumed after a kill, confirmed on fresh
+seeds, reported with a `search:` block; bad spaces and panels refused in one line."""
+
+import json
+import signal
+from pathlib import Path
+
+import optuna
+import pytest
+import torch
+import yaml
+from mlflow import MlflowClient
+from test_sweep import retries_of, start_sweep
+
+from pipeline.commands import sweep as sweep_command
+from pipeline.config import ConfigError, load_params
+from pipeline.games import make_game
+from pipeline.nets.checkpoint import save_checkpoint
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.sweeps import play
+from pipeline.sweeps.storage import RUN_ID, open_storage
+from pipeline.sweeps.study import BASELINE
+
+pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPLETE, PRUNED, FAIL = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED,
+                          optuna.trial.TrialState.FAIL)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MLflow keeps artifacts beside the working directory
+
+
+def network(folder: Path) -> Path:
+    """A small untrained network, the same one in every folder."""
+    game = make_game("tictactoe")
+    path = folder / "net.ckpt"
+    torch.manual_seed(0)
+    save_checkpoint(path, SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
+    return path
+
+
+def play_params(folder: Path, **play_settings) -> Path:
+    data = yaml.safe_load((ROOT / "params.yaml").read_text())
+    data.update(game="tictactoe", workers=1)
+    data["network"] = {"blocks": 1, "channels": 8, "se_reduction": 2}
+    data["tracking"]["tracking_uri"] = f"sqlite:///{folder / 'mlflow.db'}"
+    data["sweep"] = {
+        "play": {
+            "study": "tiny-play",
+            "trials": 8,
+            "simulations": 8,
+            "panel": ["shipped", "uct:8"],
+            "min_games": 2,
+            "max_games": 8,
+            "space": {
+                "search.c_puct": {"low": 0.5, "high": 5.0, "log": True},
+                "search.fpu_reduction": {"low": 0.0, "high": 1.0},
+            },
+            "confirm": {"top": 1, "games": 4},
+            **play_settings,
+        }
+    }
+    path = folder / "params.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def run_study(folder: Path, *options: str) -> optuna.Study:
+    params = play_params(folder)
+    storage = f"sqlite:///{folder / 'sweep.db'}"
+    sweep_command.main(["--play", str(network(folder)), "--params", str(params), "--storage", storage, *options])
+    return optuna.load_study(study_name="tiny-play", storage=storage)
+
+
+def test_a_play_study_plays_the_same_games_prunes_reports_and_confirms(tmp_path):
+    study = run_study(tmp_path)
+    trials = study.get_trials()
+    assert trials[0].user_attrs[BASELINE] and trials[0].params == {"search.c_puct": 3.0, "search.fpu_reduction": 0.0}
+    assert len([t for t in trials if t.state in (COMPLETE, PRUNED)]) == 8
+    assert any(t.state == PRUNED for t in trials), "successive halving stops some trials at a rung"
+    for trial in trials:
+        scores = play.trial_scores(trial)
+        assert sorted(scores) == ["shipped", "uct:8"]
+        games = {len(s) for s in scores.values()}
+        assert len(games) == 1 and games <= ({8} if trial.state == COMPLETE else {2, 4}), trial.number
+        assert all(s in (0.0, 0.5, 1.0) for member in scores.values() for s in member)
+        assert trial.value == pytest.approx(play.figure(scores)["score"])
+    report = (tmp_path / "sweeps" / "tiny-play" / "report.md").read_text()
+    assert "```yaml\nsearch:\n  c_puct:" in report and "(not confirmed" in report
+    runs = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}").search_runs(
+        [MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}").get_experiment_by_name("alphazero-sweeps").experiment_id]
+    )
+    assert {t.user_attrs[RUN_ID] for t in trials} <= {r.info.run_id for r in runs}
+
+    study = run_study(tmp_path, "--confirm")
+    figures = json.loads((tmp_path / "sweeps" / "tiny-play" / play.CONFIRMED).read_text())
+    best = max((t for t in trials if t.state == COMPLETE and not t.user_attrs.get(BASELINE)), key=lambda t: t.value)
+    assert sorted(figures["settings"]) == sorted(["shipped", f"trial {best.number}"])
+    tuned = figures["settings"][f"trial {best.number}"]
+    assert sorted(tuned["opponents"]) == ["shipped", "uct:8"]
+    assert all(o["games"] == 4 for o in tuned["opponents"].values())
+    assert tuned["difference_ci95_low"] <= tuned["difference"] <= tuned["difference_ci95_high"]
+    assert figures["recommended"] in figures["settings"]
+    assert "## Confirmation on fresh seeds" in (tmp_path / "sweeps" / "tiny-play" / "report.md").read_text()
+
+
+def test_the_same_seed_gives_the_same_trials_and_figures(tmp_path):
+    figures = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        study = run_study(tmp_path / name)
+        figures.append([(t.params, t.state, play.trial_scores(t)) for t in study.get_trials()])
+    assert figures[0] == figures[1]
+
+
+def test_a_play_study_killed_mid_trial_resumes_and_retries_the_lost_trial_with_its_setting(tmp_path):
+    params = play_params(tmp_path, trials=2, simulations=48, min_games=16, max_games=32, panel=["uct:64"])
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    net = network(tmp_path)
+    sweep = start_sweep(params, storage, "--play", str(net))
+    study = play.open_play_study(load_params(params), open_storage(storage), str(net))
+    while not (running := [t for t in study.get_trials(states=(optuna.trial.TrialState.RUNNING,))
+                           if RUN_ID in t.user_attrs]):  # fmt: skip
+        assert sweep.poll() is None, sweep.communicate()
+    sweep.send_signal(signal.SIGKILL)
+    sweep.communicate()
+    lost = running[0]
+    sweep_command.main(["--play", str(net), "--params", str(params), "--storage", storage])
+    assert study.trials[lost.number].state == FAIL
+    (retry,) = retries_of(study, lost)
+    assert retry.state in (COMPLETE, PRUNED) and retry.params == lost.params
+    assert len([t for t in study.get_trials() if t.state in (COMPLETE, PRUNED)]) == 2
+
+
+@pytest.mark.parametrize(
+    "space, message",
+    [
+        ({"search.nope": {"low": 0, "high": 1}}, "sweep.play.space: 'search.nope': no such search setting"),
+        ({"train.learning_rate": {"low": 1e-4, "high": 1e-2}}, "'train.learning_rate' is not a search setting"),
+        ({"search.simulations": {"low": 8, "high": 64}}, "'search.simulations' is the budget"),
+    ],
+)
+def test_a_space_that_is_not_search_settings_is_one_line_naming_it(tmp_path, space, message):
+    params = play_params(tmp_path, space=space)
+    with pytest.raises(ConfigError, match=message) as error:
+        load_params(params)
+    assert "\n" not in str(error.value)
+
+
+def test_a_panel_member_the_game_cannot_seat_is_one_line_before_any_trial(tmp_path, capsys):
+    params = play_params(tmp_path, panel=["shipped", "optimal"])
+    storage = f"sqlite:///{tmp_path / 'sweep.db'}"
+    with pytest.raises(SystemExit):
+        sweep_command.main(["--play", str(network(tmp_path)), "--params", str(params), "--storage", storage])
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "sweep.play.panel[1]" in err and "\n" not in err
+    assert not (tmp_path / "sweep.db").exists()
