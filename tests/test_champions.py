@@ -278,3 +278,28 @@ def test_a_taught_champion_says_so_in_its_summary(tmp_path, monkeypatch):
     (tmp_path / "taught.yaml").write_text(yaml.safe_dump(card))
     monkeypatch.setattr(champions, "FOLDER", tmp_path)
     assert "no self-play: taught by greedy, 2000 games" in champions.summary("taught")
+
+
+def test_a_champion_plays_with_the_search_its_card_tuned_for_play(tmp_path, monkeypatch):
+    """`play.search` on a card (what `sweep --play` confirmed) overrides its training params' search
+    wherever the champion's own params are used, and shows in its summary; a bad key is one line."""
+    from pipeline.commands.networks import network_params
+
+    (tmp_path / "params").mkdir()
+    (tmp_path / "params" / "tuned.yaml").write_text(champions.params_path("tictacmo").read_text())
+    (tmp_path / "tuned.ckpt").write_bytes(champions.checkpoint_path("tictacmo").read_bytes())
+    card = yaml.safe_load(champions.card_path("tictacmo").read_text())
+    card["params"] = "params/tuned.yaml"
+    card["play"] = {"search": {"c_puct": 1.25, "fpu_reduction": 0.3}}
+    (tmp_path / "tuned.yaml").write_text(yaml.safe_dump(card))
+    monkeypatch.setattr(champions, "FOLDER", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    params = network_params(None, "tuned", "tictacmo")
+    assert (params.search.c_puct, params.search.fpu_reduction) == (1.25, 0.3)
+    assert params.network == load_params(tmp_path / "params" / "tuned.yaml").network
+    assert "plays with c_puct 1.25, fpu_reduction 0.3 (sweep --play)" in champions.summary("tuned")
+    card["play"] = {"search": {"c_pucts": 1.25}}
+    (tmp_path / "tuned.yaml").write_text(yaml.safe_dump(card))
+    with pytest.raises(ValueError, match=r"tuned.yaml: play.search: search.c_pucts: unknown key") as error:
+        network_params(None, "tuned", "tictacmo")
+    assert "\n" not in str(error.value)

@@ -80,6 +80,15 @@ def spent(name: str) -> dict:
         raise CheckpointError(f"{card_path(name)}: training.spent: expected numbers simulations and hours") from None
 
 
+def play_search(name: str) -> dict:
+    """The search settings shipped champion `name` plays with where they differ from its training params:
+    `play.search` on its card, found by a play-time sweep (`sweep --play`); empty where there are none."""
+    settings = (card(name).get("play") or {}).get("search") or {}
+    if not isinstance(settings, dict):
+        raise CheckpointError(f"{card_path(name)}: play.search: expected a mapping of search settings")
+    return settings
+
+
 def summary(name: str) -> str:
     """One line from the card: what `play` prints when it loads a shipped champion."""
     data = card(name)
@@ -91,7 +100,9 @@ def summary(name: str) -> str:
     )
     if training.get("generations") == 0 and training.get("teacher"):
         trained = f"no self-play: taught by {training['teacher']} ({training.get('wall', '?')})"
+    tuned = play_search(name)
+    plays = "; plays with " + ", ".join(f"{k} {v}" for k, v in tuned.items()) + " (sweep --play)" if tuned else ""
     return (
-        f"{name} champion: {shape}, generation {data.get('generation', '?')} of its last run; {trained}"
+        f"{name} champion: {shape}, generation {data.get('generation', '?')} of its last run; {trained}{plays}"
         f" — its card: python -m pipeline champions {name}"
     )

@@ -44,9 +44,9 @@ def add_params_argument(parser: argparse.ArgumentParser) -> None:
 
 def network_params(given: str | None, network: str | None, game: str) -> Params:
     """`--params` where given; else `params.yaml` where it exists and plays `game`; else the params that
-    trained the network where it names a shipped champion; else the schema's defaults for `game`. So a
-    shipped champion searches as its params say (as it was trained, or better: Kingdomino's adds greedy
-    playouts), in a checkout or outside one."""
+    trained the network where it names a shipped champion, with the search settings its card's
+    `play.search` tuned for play; else the schema's defaults for `game`. So a shipped champion searches
+    as it plays best, in a checkout or outside one."""
     if given:
         return load_params(given)
     local = Path("params.yaml")
@@ -56,7 +56,10 @@ def network_params(given: str | None, network: str | None, game: str) -> Params:
             return params
     name = champions.shipped_name(network) if network else None
     if name is not None and champions.params_path(name).is_file():
-        return load_params(champions.params_path(name))
+        params = load_params(champions.params_path(name))
+        tuned = champions.play_search(name)  # what a play-time sweep confirmed, on the card
+        search = {**params.search.model_dump(), **tuned}
+        return parse_params({**params.model_dump(), "search": search}, f"{champions.card_path(name)}: play.search")
     return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {quoted(game)}")
 
 
