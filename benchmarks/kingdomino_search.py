@@ -1,11 +1,11 @@
-"""Seed 001's open question on Kingdomino: how much does search add over the raw policy when every row
+"""The Kingdomino notes' open question on Kingdomino: how much does search add over the raw policy when every row
 draw cuts the tree, and which way of searching through the draw plays best? One network, each way of
 searching at the same wall time a move as its opponents (`match --move-time`), seated once against
 `--opponent` in every other seat (`--first-alone`), every seat order. Prints one JSON line per scheme.
 
 Schemes: the raw policy (1 simulation, no time spent), and search keeping 1, 8 or 64 outcomes per
-draw with seed 001's eviction, or keeping the first 8 draws fixed (`search.chance_outcomes: fixed`);
-and seed 001's eviction with each leaf also judged by a greedy playout through every later draw,
+draw with the Kingdomino notes' eviction, or keeping the first 8 draws fixed (`search.chance_outcomes: fixed`);
+and the Kingdomino notes' eviction with each leaf also judged by a greedy playout through every later draw,
 half and half with the network's value or alone (`search.greedy_playout_weight` 0.5, 1), from one playout
 a leaf or the mean of four (`x4`, `search.greedy_playouts`); `network`
 searches on the network's value alone (w = 0), whatever the params say.

@@ -108,9 +108,10 @@ class SearchSettings(Section):
     c_puct: Float = Field(3.0, gt=0)
     dirichlet_alpha: Float = Field(1.0, gt=0)
     dirichlet_epsilon: Float = Field(0.25, ge=0, le=1)
-    max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (seed 001)")
+    max_chance_children: Int = Field(8, ge=1, description="outcomes kept per chance node (the Kingdomino notes)")
     chance_outcomes: Literal["evict", "fixed"] = Field(
-        "evict", description="a new outcome evicts the least visited (seed 001), or the first ones drawn are kept"
+        "evict",
+        description="a new outcome evicts the least visited (the Kingdomino notes), or the first ones drawn are kept",
     )
     root: Literal["puct", "gumbel"] = Field("puct", description="root search: PUCT or Gumbel AlphaZero (issue 14)")
     gumbel_considered: Int = Field(16, ge=1, description="gumbel: actions sampled at the root, capped by legal moves")
@@ -226,7 +227,7 @@ class GateParams(Section):
 
 
 class Fig3Params(Section):
-    """Seed 000 fig. 3a/3b: the champion and a control UCT against UCT opponents, every seat permutation."""
+    """Petosa & Balch fig. 3a/3b: the champion and a control UCT against UCT opponents, every seat permutation."""
 
     enabled: bool = True
     opponent_rollouts: list[Simulations] = Field(default_factory=lambda: [25, 50, 100, 200, 400], min_length=1)
@@ -235,7 +236,7 @@ class Fig3Params(Section):
 
 class RatingsParams(Section):
     """Bradley-Terry ratings of every generation's best network and baselines; the matches against the
-    first network give seed 002's win / draw / loss curves."""
+    first network give the Connect-4 bot post's win / draw / loss curves."""
 
     enabled: bool = True
     games_per_seating: Games = Field(4, ge=1)
@@ -255,7 +256,7 @@ class PigOracleParams(Section):
 
 
 class AlphaBetaParams(Section):
-    """Connect-4, seed 004's appendix table: champion at each budget against alpha-beta at each depth."""
+    """Connect-4, Parikh & Wu's appendix table: champion at each budget against alpha-beta at each depth."""
 
     enabled: bool = True
     simulations: list[Simulations] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
@@ -264,7 +265,7 @@ class AlphaBetaParams(Section):
 
 
 class SolverGamesParams(Section):
-    """Connect-4, seed 004 fig. 5: games against the perfect solver, moves until the champion loses."""
+    """Connect-4, Parikh & Wu fig. 5: games against the perfect solver, moves until the champion loses."""
 
     enabled: bool = True
     simulations: list[Simulations] = Field(default_factory=lambda: [100], min_length=1)

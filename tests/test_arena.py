@@ -149,7 +149,7 @@ def test_match_command_refuses_bad_opponents_and_budgets_in_one_line(tmp_path, c
 
 
 def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, capsys):
-    """Seed 000's setting: the shipped Tic-Tac-Mo champion against two UCT players, each seat order."""
+    """Petosa & Balch's setting: the shipped Tic-Tac-Mo champion against two UCT players, each seat order."""
     import json
 
     import yaml

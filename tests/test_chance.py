@@ -1,4 +1,4 @@
-"""Chance nodes in search (seed 001): values converge to the chance-weighted mean, each chance node
+"""Chance nodes in search (the Kingdomino notes): values converge to the chance-weighted mean, each chance node
 keeps at most `max_chance_children` outcomes and evicts the least visited, tree reuse follows the
 outcome the game actually drew."""
 

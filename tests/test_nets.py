@@ -1,4 +1,4 @@
-"""The SENet, seed 000's loss, training on a fixed batch, and checkpoints that refuse a mismatch."""
+"""The SENet, Petosa & Balch's loss, training on a fixed batch, and checkpoints that refuse a mismatch."""
 
 import logging
 import warnings

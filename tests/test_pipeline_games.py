@@ -16,7 +16,7 @@ def project(tmp_path_factory):
 @pytest.mark.parametrize(
     ("spec", "expected"),
     [
-        ("connect4", "Seed 000 experiments"),
+        ("connect4", "Petosa & Balch experiments"),
         ("pig(players=2,goal=12)", "Oracle: two-player Pig"),  # dice: chance nodes, oracle evaluation
     ],
 )

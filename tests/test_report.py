@@ -77,7 +77,7 @@ def test_sections_follow_the_experiments_that_ran(tmp_path):
     )
     page = (tmp_path / "report.html").read_text()
     assert "Oracle: two-player Pig" in page and "0.460 to 0.520" in page and "0.4871" in page
-    assert "Seed 000" not in page and not (tmp_path / "fig3a.png").exists()
+    assert "Petosa & Balch" not in page and not (tmp_path / "fig3a.png").exists()
 
 
 def test_fig3_verdict_states_each_level_as_the_table_shows_it(tmp_path):

@@ -1,4 +1,4 @@
-"""Self-play strategies: AlphaZero with playout cap randomization, and seed 004's greedy TD(lambda)."""
+"""Self-play strategies: AlphaZero with playout cap randomization, and Parikh & Wu's greedy TD(lambda)."""
 
 import numpy as np
 import pytest

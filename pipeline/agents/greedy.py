@@ -1,4 +1,4 @@
-"""Seed 004's fast data collector ("Alpha Zero at Home"): no search, just one batched network call
+"""Parikh & Wu's fast data collector ("Alpha Zero at Home"): no search, just one batched network call
 over the children of every pending position; move to the child the value head rates best for the
 mover, or with probability epsilon to a uniformly random one."""
 
@@ -51,7 +51,7 @@ class GreedyValueAgent:
             greedy = legal[int(np.argmax(values[:, game.to_play(state)]))]
             action = int(rng.choice(legal)) if rng.random() < self.epsilon else greedy
             policy = np.zeros(game.num_actions, dtype=np.float32)
-            policy[greedy] = 1.0  # the policy head learns to mimic the greedy player (seed 004)
+            policy[greedy] = 1.0  # the policy head learns to mimic the greedy player (Parikh & Wu)
             moves.append((action, policy))
         return moves
 

@@ -22,7 +22,7 @@ class PlayConfig:
     temperature_moves: int = 0  # plies sampled in proportion to visits^(1/T) (PUCT only)
     temperature_after: float = 0.0  # T of the later plies; 0 = the most visited move
     reuse_tree: bool = True
-    # Playout cap randomization (KataGo, seed 004): a move gets the full budget with this probability,
+    # Playout cap randomization (KataGo, Parikh & Wu): a move gets the full budget with this probability,
     # else `fast_simulations` without noise; only full-budget moves yield policy targets.
     full_search_fraction: float = 1.0
     fast_simulations: int = 0
@@ -143,7 +143,7 @@ class SearchAgent:
 def uct_agent(
     game, simulations: int, seed: int, c_uct: float = 1.41, name: str | None = None, seconds: float = 0.0
 ) -> SearchAgent:
-    """Classic MCTS (seed 003): UCB1 selection, one random rollout per new node; `seconds` > 0 searches
+    """Classic MCTS (Wheeler): UCB1 selection, one random rollout per new node; `seconds` > 0 searches
     by time (`PlayConfig.seconds`), at most `simulations` a move."""
     return SearchAgent(
         game,

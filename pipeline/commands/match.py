@@ -8,7 +8,7 @@ where A is a shipped champion, else from the schema's defaults: the command work
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
-`--first-alone` seats A once and B in every other seat, over every seat order (seed 000's setting:
+`--first-alone` seats A once and B in every other seat, over every seat order (Petosa & Balch's setting:
 one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins (first place alone),
 ties (first place shared) and losses, and `ahead_of_half`: the games where A's own score is above zero,
 which with more than two seats and pairwise scores (Kingdomino) is finishing ahead of more than half
@@ -59,7 +59,9 @@ def main(argv):
     parser.add_argument("--move-time", type=float, metavar="S", help="networks search S seconds a move")
     add_params_argument(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
-    parser.add_argument("--first-alone", action="store_true", help="A in one seat, B in all others (seed 000's test)")
+    parser.add_argument(
+        "--first-alone", action="store_true", help="A in one seat, B in all others (Petosa & Balch's test)"
+    )
     args = parser.parse_args(argv)
     refuse_outside(1, MAX_GAMES, {"--games-per-seating": args.games_per_seating})
     refuse_outside(1, MAX_SIMULATIONS, {"--simulations": args.simulations})

@@ -79,11 +79,11 @@ def training_section(game: str, selfplay: list[dict], train: list[dict], gate: l
     ax.plot(steps, value, label="value MSE (mean over seats)")
     ax.set(xlabel="generation (epochs within)", ylabel="training loss", title=f"{game}: loss per epoch")
     ax.legend()
-    loss = Plot("loss", "Training loss per epoch on the replay window (seed 000's loss convergence).", fig)
+    loss = Plot("loss", "Training loss per epoch on the replay window (Petosa & Balch's loss convergence).", fig)
 
     threshold = gate[0]["threshold"] if gate else 0.5
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    if all("gate_win" in g for g in gate):  # seed 002's win / draw / loss rates against the best so far
+    if all("gate_win" in g for g in gate):  # the Connect-4 bot post's win / draw / loss rates against the best so far
         bottom = [0.0] * len(gate)
         for kind, color in (("win", "tab:green"), ("draw", "tab:gray"), ("loss", "tab:red")):
             shares = [g[f"gate_{kind}"] for g in gate]
@@ -102,7 +102,7 @@ def training_section(game: str, selfplay: list[dict], train: list[dict], gate: l
     gate_plot = Plot(
         "gate",
         f"Candidate against the best so far, {games} games a generation over every mixed seating: win, draw and "
-        "loss shares of seat pairs. Seed 002 expects about 50% without a long falling trend.",
+        "loss shares of seat pairs. The Connect-4 bot post expects about 50% without a long falling trend.",
         fig,
     )
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(6, 4.5), sharex=True)

@@ -202,7 +202,7 @@ def _class_offers(cls: type, ability: type) -> bool:
 
 
 def win_loss_scores(num_players: int, winner: int | None) -> np.ndarray:
-    """Seed 000's score vector: +1 for the winner, -1 for every other seat, 0 for all on a draw."""
+    """Petosa & Balch's score vector: +1 for the winner, -1 for every other seat, 0 for all on a draw."""
     if winner is None:
         return np.zeros(num_players, dtype=np.float32)
     scores = -np.ones(num_players, dtype=np.float32)

@@ -2,7 +2,7 @@
 user can train on an existing game library (`game: openspiel:backgammon` in params.yaml).
 
 Chance nodes are resolved inside `step`: the outcomes drawn become the move's chance key, so search
-builds its chance nodes (seed 001) without reading OpenSpiel's probabilities. The network sees
+builds its chance nodes (the Kingdomino notes) without reading OpenSpiel's probabilities. The network sees
 OpenSpiel's observation tensor of the player to move; values are returns scaled into [-1, 1].
 OpenSpiel is an optional dependency (`pip install open-spiel`).
 """

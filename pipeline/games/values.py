@@ -1,13 +1,13 @@
 """Value schemes: how a finished game's outcome becomes the value vector that search backs up and
 the network learns (one entry per seat, in [-1, 1]).
 
-- `win_loss` (seed 000): the game's score vector, +1 winner, -1 every other seat, 0 all on a draw.
-- `pairwise_rank` (seed 001): one point per pair of players, to whoever finished ahead, split on a
+- `win_loss` (Petosa & Balch): the game's score vector, +1 winner, -1 every other seat, 0 all on a draw.
+- `pairwise_rank` (the Kingdomino notes): one point per pair of players, to whoever finished ahead, split on a
   tie; a seat's points (0 to n-1) are scaled to [-1, 1]. Sum over seats is always 0.
-- `margin` (seed 001's suggested improvement), for games that define `margins(state)` and
+- `margin` (the Kingdomino notes' suggested improvement), for games that define `margins(state)` and
   `margin_scale`: each pair's point is half rank, half margin (0.5 + 0.5 * clip(gap / scale, -1, 1)),
   so a bigger win is worth more and near-ties are smooth.
-`zero_sum` normalises the vector to sum 0 (seed 001's "normalise to a fixed sum"): subtract the mean,
+`zero_sum` normalises the vector to sum 0 (the Kingdomino notes' "normalise to a fixed sum"): subtract the mean,
 then shrink into [-1, 1] if needed, so the tanh value head can still reach it.
 """
 

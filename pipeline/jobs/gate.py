@@ -1,4 +1,4 @@
-"""Gating (seed 002): the new network plays the best so far over every seating where both sit at the
+"""Gating (the Connect-4 bot post): the new network plays the best so far over every seating where both sit at the
 table; it is promoted if its pairwise score reaches the threshold."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pipeline.nets.senet import SENet
 @dataclass
 class GateResult:
     score: float  # share of (candidate, best) seat pairs the candidate outranked; ties count half
-    outcomes: dict[str, float]  # win / draw / loss shares of those pairs (seed 002's curves)
+    outcomes: dict[str, float]  # win / draw / loss shares of those pairs (the Connect-4 bot post's curves)
     games: int
     promoted: bool
     seconds: float
@@ -29,7 +29,7 @@ class GateResult:
 
 
 def run_gate(game, candidate: SENet, best: SENet, params: Params, generation: int, progress=True) -> GateResult:
-    # Noise and a few sampled opening moves keep repeated seatings from replaying one game (seed 002).
+    # Noise and a few sampled opening moves keep repeated seatings from replaying one game (the Connect-4 bot post).
     specs = [head_to_head_player("candidate", candidate, params), head_to_head_player("best", best, params)]
     result = play_match(
         game.name,

@@ -100,7 +100,7 @@ def merge_positions(samples: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 class Augmented:
-    """Every sample under every board symmetry of the game (seed 004's reflection, and more), sample i
+    """Every sample under every board symmetry of the game (Parikh & Wu's reflection, and more), sample i
     under symmetry s at index s * n + i, made batch by batch as the batches are drawn: the set is
     `len(symmetries)` times the samples (8 for a square board), which held at once took 18 GB for one
     generation of 4-player Kingdomino. Fields other than the board and the policy (values,

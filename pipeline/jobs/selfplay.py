@@ -5,7 +5,7 @@ Two strategies: `alphazero` (search with noise and a temperature schedule; targe
 distribution, or with `search.root: gumbel` the Gumbel improved policy, and the game's outcome,
 optionally mixed with the search's root value (`root_value_weight`); with playout cap randomization
 only full searches are recorded)
-and `greedy_td` (seed 004's "Alpha Zero at Home": greedy value play with epsilon-random moves;
+and `greedy_td` (Parikh & Wu's "Alpha Zero at Home": greedy value play with epsilon-random moves;
 targets are the greedy move and TD(lambda) returns). Either value target may be mixed with the mean
 of a few greedy playouts from each position (`playout_value_weight`)."""
 

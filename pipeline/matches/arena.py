@@ -123,7 +123,7 @@ def seat_permutations(players: list[int]) -> list[list[int]]:
 
 
 def pairwise_outcomes(records: list[GameRecord], name: str, rival: str) -> dict[str, float]:
-    """Shares of (name seat, rival seat) pairs where `name` scored higher, equal, lower (seed 002's
+    """Shares of (name seat, rival seat) pairs where `name` scored higher, equal, lower (the Connect-4 bot post's
     win / draw / loss rates; for two players exactly the games' results)."""
     counts = np.zeros(3)
     for record in records:
@@ -161,7 +161,7 @@ def score_interval(records: list[GameRecord], name: str, rival: str) -> dict[str
 
 
 def difference_interval(records: list[GameRecord], name: str, rival: str) -> tuple[float, float, float]:
-    """Own mean score minus the rival's (seed 000's fig. 3b), with a normal 95% interval over games: each
+    """Own mean score minus the rival's (Petosa & Balch's fig. 3b), with a normal 95% interval over games: each
     game gives `name`'s mean score in it less `rival`'s (where every game seats them alike, as fig. 3's
     seatings do, the mean is `mean_score` less the rival's)."""
     per_game = [

@@ -1,4 +1,4 @@
-"""The SENet as a Lightning module with seed 000's loss: mean over seats of (z - v)^2 plus the
+"""The SENet as a Lightning module with Petosa & Balch's loss: mean over seats of (z - v)^2 plus the
 policy cross-entropy against the search's visit distribution; L2 enters as Adam's weight decay. With
 `score_weight` > 0, plus that weight times the score head's squared error on the final points."""
 
@@ -48,7 +48,7 @@ def alphazero_losses(
 
 
 def make_optimizer(model: SENet, learning_rate: float, weight_decay: float) -> torch.optim.Optimizer:
-    """Adam with L2 as weight decay (seed 000), updating all tensors per step in one multi-tensor call."""
+    """Adam with L2 as weight decay (Petosa & Balch), updating all tensors per step in one multi-tensor call."""
     return torch.optim.Adam(model.parameters(), lr=learning_rate, weight_decay=weight_decay, foreach=True)
 
 

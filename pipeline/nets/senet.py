@@ -1,4 +1,4 @@
-"""Seed 000's network: pre-activation residual blocks with squeeze-and-excitation, a policy head and
+"""Petosa & Balch's network: pre-activation residual blocks with squeeze-and-excitation, a policy head and
 a value head with one tanh output per seat (index 0 = the player to move); optionally a score head, one
 linear output per seat, trained on the game's final points as an auxiliary target (KataGo) and never
 read by search."""

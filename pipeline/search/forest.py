@@ -4,7 +4,7 @@ Edge statistics live on the parent (visits[node, a], value_sums[node, a, seat]) 
 so backup is a plain add along the path and every node's player reads its own entry (max^n). Game
 states stay Python objects in `states`; everything search touches per simulation is an array.
 
-A move with a random result (seed 001) leads to a CHANCE node whose children are the outcomes seen so
+A move with a random result (the Kingdomino notes) leads to a CHANCE node whose children are the outcomes seen so
 far, keyed by the game's chance key, at most `max_chance_children` of them: a new key evicts the
 least visited. Each simulation draws a fresh outcome from the game, so edge values converge to the
 chance-weighted mean without the game having to expose probabilities. Where outcomes are so many that

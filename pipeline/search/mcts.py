@@ -1,7 +1,7 @@
 """Batched tree search over many games at once: one leaf per tree per step, one evaluator call.
 
 Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximises its own entry of
-the backed-up value vector (max^n, seed 000 section 3), so two-player games need no special path.
+the backed-up value vector (max^n, Petosa & Balch section 3), so two-player games need no special path.
 A root driver may name each tree's root action per simulation instead (Gumbel AlphaZero's
 sequential halving, `gumbel.py`); PUCT then still selects below the root.
 The walk down and the backup run compiled over all trees (`kernels.py`); Python only steps the game

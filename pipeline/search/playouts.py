@@ -5,7 +5,7 @@ leaf values that mix such playouts' outcome into the network's (`search.greedy_p
 Why: AlphaGo judged a leaf by (1 - lambda) v + lambda z, its value network's v and the outcome z of one
 fast rollout (Silver et al. 2016, lambda = 0.5). In Kingdomino the anchor's strongest player is flat
 Monte Carlo with player-greedy playouts (Gedda et al. 2018), and a playout also passes every draw to the
-game's end, sampling the chance events that cut the tree (seed 001's question). A network that has not
+game's end, sampling the chance events that cut the tree (the Kingdomino notes' question). A network that has not
 yet learnt to read picks gains from a judge that plays them out. The playout draws its chance events
 from the tree's own generator, so a game's search stays reproducible whatever games share its batch."""
 

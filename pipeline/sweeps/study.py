@@ -1,5 +1,5 @@
 """An Optuna study of which search params make the strongest agent for a fixed compute budget, the
-tuning seed 000 names as its open gap (its command: `python -m pipeline sweep`).
+tuning Petosa & Balch name as its open gap (its command: `python -m pipeline sweep`).
 
 The search space is `sweep.space` in params.yaml (dotted params paths: c_puct, Dirichlet alpha and
 rollouts by default). Each trial trains from scratch in this process (`training_loop.py`) for

@@ -1,4 +1,4 @@
-"""Seed 000, fig. 3a / 3b: the champion and a control UCT, both at `search.simulations`, against UCT
+"""Petosa & Balch, fig. 3a / 3b: the champion and a control UCT, both at `search.simulations`, against UCT
 opponents of growing budgets (`evaluate.fig3`), in every seat permutation."""
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class Fig3Result:
             "Own mean score minus the opponents', for the champion and for a control UCT; bars: 95% intervals.",
             fig,
         )
-        return [Section("Seed 000 experiments", verdict(rows, simulations), [a, b], [rows])]
+        return [Section("Petosa & Balch experiments", verdict(rows, simulations), [a, b], [rows])]
 
 
 def error_bars(rows: list[dict]) -> np.ndarray | None:
@@ -120,7 +120,7 @@ def verdict(rows: list[dict], simulations: int) -> str:
     return (
         f"Score difference against each UCT opponent level, the champion against the control UCT, both at "
         f"{simulations} simulations: {'; '.join(words)}. The champion is ahead at {ahead} of {len(rows)} levels "
-        f"(seed 000, fig. 3).{bounds}"
+        f"(Petosa & Balch, fig. 3).{bounds}"
     )
 
 

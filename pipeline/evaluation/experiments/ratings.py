@@ -1,6 +1,6 @@
 """Bradley-Terry ratings (Elo scale) over every generation's best network and baselines (`evaluate.ratings`:
-UCT budgets, and any baseline of the player grammar, such as Kingdomino's greedy and mce:50), and seed
-002's win / draw / loss curves against the first network."""
+UCT budgets, and any baseline of the player grammar, such as Kingdomino's greedy and mce:50), and the Connect-4
+bot post's win / draw / loss curves against the first network."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class RatingsResult:
         return {"elo": round(ratings[max(ratings)], 1)}
 
     def sections(self, context: ReportContext) -> list[Section]:
-        """Ratings per generation with intervals, baselines as lines; seed 002's W/D/L curves."""
+        """Ratings per generation with intervals, baselines as lines; the Connect-4 bot post's W/D/L curves."""
         by_name = {row["name"]: row for row in self.table}
         gens = sorted(self.player_of)
         rating = [by_name[self.player_of[g]]["rating"] for g in gens]
@@ -79,8 +79,8 @@ class RatingsResult:
         ax.set(xlabel="generation", ylabel="share of seat pairs", ylim=(0, 1), title="against the first network")
         ax.set_xticks(x)
         ax.legend(fontsize=7)
-        plots.append(Plot("versus_first", "Seed 002: win / draw / loss rate of each generation's best network "
-                          "against the untrained first network.", fig))  # fmt: skip
+        caption = "The Connect-4 bot post: win / draw / loss rate of each generation's best network against the"
+        plots.append(Plot("versus_first", caption + " untrained first network.", fig))
         rounded = [  # the player's name first: the table comes back from JSON with its keys sorted
             {
                 "name": row["name"],
@@ -136,7 +136,7 @@ def named_baselines(game, params) -> list[AgentSpec]:
 
 def summarise(matches: list[PlannedMatch], player_of: dict[int, str]) -> RatingsResult:
     """Elo-scale ratings anchored at the first network, and each generation's win / draw / loss
-    against it (seed 002; a generation still holding the first network draws by definition)."""
+    against it (the Connect-4 bot post; a generation still holding the first network draws by definition)."""
     fitted = fit_bradley_terry(pairwise_results([r for m in matches for r in m.records]), anchor="gen0")
     table = [{"name": name, **asdict(rating)} for name, rating in fitted.items()]
     against_first = {m.agents[0].name: m.records for m in matches if m.label == "gen0" and m.agents[1].name == "gen0"}

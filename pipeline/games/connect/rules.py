@@ -1,4 +1,4 @@
-"""k-in-a-row games for any number of players, with or without gravity (seed 000's four games).
+"""k-in-a-row games for any number of players, with or without gravity (Petosa & Balch's four games).
 
 Each seat's stones are a Python-int bitboard in Pascal Pons' column layout: cell (row r from the
 bottom, column c) is bit c*(H+1)+r, so a spare bit atop each column stops lines wrapping around and
@@ -17,8 +17,8 @@ from pipeline.games.base import IllegalMove, Symmetry, win_loss_scores
 
 SEAT_SYMBOLS = "XOABCDEFGH"
 # What standard Connect-4 brings besides its rules (`base.py`'s `BringsPlayers`, `BringsExperiments`):
-# the solver's perfect play and seed 004's alpha-beta; their table, games against perfect play and
-# Pons' benchmark (seed 002). The other k-in-a-row games bring none.
+# the solver's perfect play and Parikh & Wu's alpha-beta; their table, games against perfect play and
+# Pons' benchmark (the Connect-4 bot post). The other k-in-a-row games bring none.
 CONNECT4_PLAYERS = {
     "alphabeta": "pipeline.games.connect.players.alphabeta:from_spec",
     "solver": "pipeline.games.connect.players.perfect:from_spec",
@@ -181,7 +181,7 @@ class ConnectGame:
 
     def encode_batch(self, states: list[ConnectState]) -> np.ndarray:
         """Planes per state: each seat's stones in turn order from the mover, then the mover's seat
-        one-hot as turn planes (seed 000 fig. 4)."""
+        one-hot as turn planes (Petosa & Balch fig. 4)."""
         n, p = len(states), self.num_players
         boards = np.array([s.boards for s in states], dtype=np.uint64).reshape(n, p)
         movers = np.array([s.mover for s in states], dtype=np.int64)

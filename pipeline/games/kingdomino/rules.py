@@ -8,7 +8,7 @@ Rules as the first edition's rulebook (Blue Orange, 2016), with these decisions:
 - The first round's picking order, random in the rulebook, is seat order (2 players: 0, 1, 0, 1):
   the arena rotates the seats, so fairness comes from the seating and a start stays deterministic.
 - Drawing a row is the only chance event: the pick that completes a round draws the next row inside
-  `step`, and the drawn numbers, sorted, are the chance key (seed 001's chance nodes). Without a
+  `step`, and the drawn numbers, sorted, are the chance key (the Kingdomino notes' chance nodes). Without a
   random generator the draws follow one fixed order; a position written as moves may name its draws
   instead (`parse_draw`: `5-22-32-44`), so real games can be analysed.
 - `size=7` is the two-player Mighty Duel: 7x7 kingdoms built from all 48 dominoes.

@@ -1,4 +1,4 @@
-"""Connect-4 only, seed 004's appendix table (`evaluate.alphabeta`): champion budgets against
+"""Connect-4 only, Parikh & Wu's appendix table (`evaluate.alphabeta`): champion budgets against
 depth-limited alpha-beta, each side first."""
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ class AlphaBetaResult:
         fig.colorbar(image, ax=axes, shrink=0.8, label="champion score (draw half)")
         caption = (
             f"Champion against depth-limited alpha-beta (open-threes heuristic), {self.games_per_side} games with "
-            "each side first per cell, as in seed 004's appendix."
+            "each side first per cell, as in Parikh & Wu's appendix."
         )
-        return [Section("Alpha-beta table (seed 004)", "", [Plot("alphabeta", caption, fig)])]
+        return [Section("Alpha-beta table (Parikh & Wu)", "", [Plot("alphabeta", caption, fig)])]
 
 
 def plan(setting: Setting) -> Plan:

@@ -1,4 +1,4 @@
-"""Connect-4 only, seed 004 fig. 5 (`evaluate.solver_games`): games against the perfect solver from
+"""Connect-4 only, Parikh & Wu fig. 5 (`evaluate.solver_games`): games against the perfect solver from
 the openings of Pons' Test_L1_R2, the champion to move and waiting; how many moves it lasts."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ class SolverGamesResult:
     def sections(self, context: ReportContext) -> list[Section]:
         rows = [{k: round(v, 2) if isinstance(v, float) else v for k, v in r.items()} for r in self.rows]
         text = (
-            "Games against the perfect solver (seed 004 fig. 5): the first player can force a win, so the champion "
+            "Games against the perfect solver (Parikh & Wu fig. 5): the first player can force a win, so the champion "
             "loses as second player at best; `moves_to_loss` counts the champion's moves in the games it lost."
         )
         return [Section("Against the perfect solver", text, tables=[rows])]

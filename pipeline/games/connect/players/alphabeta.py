@@ -1,4 +1,4 @@
-"""Depth-limited alpha-beta for Connect-4, the baseline of seed 004's appendix (depths 1 to 7).
+"""Depth-limited alpha-beta for Connect-4, the baseline of Parikh & Wu's appendix (depths 1 to 7).
 
 Negamax on Pons' bitboards (the layout of `ConnectGame("connect4")` and the solver), compiled with
 numba. At the horizon a position scores the open threes of the side to move minus the opponent's:

@@ -1,4 +1,4 @@
-"""A perfect Connect-4 player for evaluation (seed 004 fig. 5): the exact solver's best column,
+"""A perfect Connect-4 player for evaluation (Parikh & Wu fig. 5): the exact solver's best column,
 ties broken at random so repeated games differ. It wins as fast and loses as slowly as possible."""
 
 from __future__ import annotations
