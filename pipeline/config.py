@@ -622,7 +622,9 @@ def _describe(error: dict) -> str:
     if kind == "missing":
         return f"{where}: required key is missing"
     if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
-        return f"{error['ctx']['error']}" if not error["loc"] else f"{where}: {error['ctx']['error']}"
+        reason = str(error["ctx"]["error"])
+        said = not error["loc"] or reason.startswith(f"{where} ")  # "game 'x': ..." names its field already
+        return reason if said else f"{where}: {reason}"
     if kind == "literal_error":
         return f"{where}: unknown value {_quoted(error['input'])}; expected {error['ctx']['expected']}"
     return f"{where}: {error['msg']} (got {_quoted(error['input'])})"

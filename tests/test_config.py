@@ -19,9 +19,9 @@ def with_(**changes):
     ("data", "message"),
     [
         (with_(game="chess"), "game: unknown game 'chess'; expected one of tictactoe, tictacmo"),
-        (with_(game="pig(players=3,gaol=20)"), "game: .*unknown option 'gaol'; pig takes options players, goal"),
+        (with_(game="pig(players=3,gaol=20)"), "game 'pig.*unknown option 'gaol'; pig takes options players, goal"),
         (with_(game="pig(players=9)"), "game: pig: players must be 2 to 6, got 9"),
-        (with_(game="tictacmo(size=4)"), "game: .*tictacmo takes no options"),
+        (with_(game="tictacmo(size=4)"), "game 'tictacmo.*tictacmo takes no options"),
         (with_(serch={"c_puct": 1}), "serch: unknown key"),
         (with_(search={"c_puct": "high"}), "search.c_puct: .*valid number"),
         (with_(search={"simulations": 0}), "search.simulations: .*greater than or equal to 1"),
@@ -58,7 +58,7 @@ def with_(**changes):
         (with_(train={"epochs": 1e12}), r"train.epochs: .*less than or equal to 1000 \(got 1000000000000.0\)"),
         (with_(teacher={"epochs": 1e12}), "teacher.epochs: .*less than or equal to 1000"),
         (with_(sweep={"generations": 1e12}), "sweep.generations: .*less than or equal to 10000"),
-        (with_(game="pig(players=\u0663)"), r"game: .*option 'players=\u0663' must be name=integer"),  # an Arabic 3
+        (with_(game="pig(players=\u0663)"), r"game 'pig.*option 'players=\u0663' must be name=integer"),  # an Arabic 3
         (with_(train={"batch_size": 10**13}), "train.batch_size: .*less than or equal to 65536"),
         (with_(workers=10**8), "workers: .*less than or equal to 4096"),
         (with_(seed=-1), "seed: .*greater than or equal to 0"),

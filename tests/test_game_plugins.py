@@ -109,7 +109,7 @@ def test_a_bad_plugin_spec_is_one_line(rules, spec, line):
     with pytest.raises(ValueError) as refused:
         make_game(spec)
     assert line in str(refused.value) and "\n" not in str(refused.value)
-    with pytest.raises(ConfigError, match="^params.yaml: game: game "):
+    with pytest.raises(ConfigError, match="^params.yaml: game '"):  # said once: not "game: game"
         parse_params({"game": spec, "generations": [{"gen": 1, "prev": 0}]})
 
 

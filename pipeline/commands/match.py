@@ -89,8 +89,11 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
         spec = args.game or checkpoint_game(first)
     else:
         spec = args.game
+    try:  # an unknown game, or one that breaks the contract, says so in its own line before the params
+        game = make_game(spec)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
-    game = make_game(spec)
     seconds = args.move_time or 0.0
     simulations = args.simulations or (TIMED_SIMULATIONS if seconds else params.search.simulations)
     against_network = second.kind == NETWORK and first_player.kind == NETWORK

@@ -11,9 +11,10 @@ from __future__ import annotations
 import inspect
 import re
 
-from pipeline.clip import quoted
+from pipeline.clip import clip, quoted
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect.rules import ConnectGame
+from pipeline.games.contract import GameFault, check_contract
 from pipeline.games.kingdomino.compiled import CompiledKingdomino
 from pipeline.games.pig.rules import PigGame
 from pipeline.games.plugins import named_plugin, plugin_class, plugin_parts, registered_games
@@ -29,6 +30,7 @@ _GAMES = {
     ),
 }
 OPENSPIEL_PREFIX = "openspiel:"
+_CHECKED: set[str] = set()  # plugin games this process has checked (`contract.py`)
 
 GAME_NAMES = tuple(_GAMES)
 _SPEC = re.compile(r"^\s*(\w+)\s*(?:\((.*)\))?\s*$")
@@ -49,7 +51,11 @@ def make_game(spec: str) -> Game:
             plugin = (module.strip(), cls.strip(), match.group(2))
     if plugin is not None:
         module, cls, text = plugin
-        return named_plugin(spec, _built(spec, cls, plugin_class(spec, module, cls), _options(spec, text)))
+        game = named_plugin(spec, _built(spec, cls, plugin_class(spec, module, cls), _options(spec, text), plugin=True))
+        if game.name not in _CHECKED:  # once a process: a few random games, about a second at most
+            check_contract(game)
+            _CHECKED.add(game.name)
+        return game
     if match is None or match.group(1) not in _GAMES:
         expected = ", ".join([*GAME_NAMES, *registered_games()])
         raise ValueError(
@@ -59,13 +65,19 @@ def make_game(spec: str) -> Game:
     return _built(spec, name, _GAMES[name], _options(spec, match.group(2)))
 
 
-def _built(spec: str, name: str, factory, options: dict[str, int]) -> Game:
-    """`factory(**options)`, an option it does not take refused in one line naming those it does."""
+def _built(spec: str, name: str, factory, options: dict[str, int], plugin: bool = False) -> Game:
+    """`factory(**options)`, an option it does not take refused in one line naming those it does; what a
+    plugin's own constructor raises is one line too."""
     allowed = [p for p in inspect.signature(factory).parameters if p not in ("args", "kwargs")]
     if unknown := [key for key in options if key not in allowed]:
         takes = f"options {', '.join(allowed)}" if allowed else "no options"
         raise ValueError(f"game {quoted(spec)}: unknown option {unknown[0]!r}; {name} takes {takes}")
-    return factory(**options)
+    if not plugin:
+        return factory(**options)
+    try:
+        return factory(**options)
+    except Exception as err:
+        raise GameFault(f"game {quoted(spec)}: {name}() raised {type(err).__name__}: {clip(str(err), 120)}") from None
 
 
 def _options(spec: str, text: str | None) -> dict[str, int]:
@@ -78,4 +90,4 @@ def _options(spec: str, text: str | None) -> dict[str, int]:
     return options
 
 
-__all__ = ["GAME_NAMES", "OPENSPIEL_PREFIX", "Game", "IllegalMove", "Symmetry", "make_game"]
+__all__ = ["GAME_NAMES", "OPENSPIEL_PREFIX", "Game", "GameFault", "IllegalMove", "Symmetry", "make_game"]

@@ -20,8 +20,9 @@ import inspect
 import re
 from importlib.metadata import entry_points
 
-from pipeline.clip import quoted
+from pipeline.clip import clip, quoted
 from pipeline.games.base import Game, half_an_ability
+from pipeline.games.contract import GameFault
 
 ENTRY_POINT_GROUP = "alphazero_pipeline.games"
 _PLUGIN = re.compile(r"^\s*([A-Za-z_][\w.]*):([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")
@@ -69,6 +70,9 @@ def _module(owner: str, module_name: str):
         return importlib.import_module(module_name)
     except ImportError as err:
         raise ValueError(f"{owner}: cannot import {module_name} ({err})") from None
+    except Exception as err:  # the module's own code (RuntimeError, SyntaxError, ...): the game's fault
+        raised = f"{type(err).__name__}: {clip(str(err), 120)}"
+        raise GameFault(f"{owner}: importing {module_name} raised {raised}") from None
 
 
 def named_plugin(spec: str, game) -> Game:

@@ -16,7 +16,7 @@ from pipeline.atomic import WriteError
 from pipeline.clip import clip
 from pipeline.config import ConfigError
 from pipeline.credentials import mask_passwords
-from pipeline.games import IllegalMove
+from pipeline.games import GameFault, IllegalMove
 from pipeline.harness.tracking import TrackingError
 from pipeline.jobs.replay import DataError
 from pipeline.matches import BackendError
@@ -34,6 +34,7 @@ USER_ERRORS = (
     ConfigError,
     CheckpointError,
     DataError,
+    GameFault,
     IllegalMove,
     InferenceServerError,
     StoreError,

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.clip import quoted
+from pipeline.games.contract import GameFault
 from pipeline.search.kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
 
 
@@ -109,10 +111,15 @@ class Forest:
         self.states[node] = state
         if self.game.is_terminal(state):
             self.status[node] = TERMINAL
-            self.terminal_values[node] = self.end_value(state)
+            self.terminal_values[node] = value = self.end_value(state)
+            if not np.isfinite(value).all():  # else every PUCT score is nan and no child is ever chosen
+                raise GameFault(f"game {quoted(self.game.name)}: scores: expected finite values, got {value.tolist()}")
         else:
             self.players[node] = self.game.to_play(state)
-            self.legal[node] = self.game.legal_mask(state)
+            self.legal[node] = legal = self.game.legal_mask(state)
+            if not legal.any():  # else search walks into no child for ever
+                no_move = "legal_mask: no legal move in a state that is not terminal"
+                raise GameFault(f"game {quoted(self.game.name)}: {no_move}")
         return node
 
     def add_chance_node(self, slot: int) -> int:

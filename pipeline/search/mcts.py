@@ -17,8 +17,10 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
+from pipeline.clip import quoted
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
 from pipeline.games.base import to_absolute
+from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
@@ -69,6 +71,11 @@ class BatchedSearch:
         logits, values = self.evaluator.evaluate([forest.states[n] for n in nodes])
         forest.priors[index] = masked_softmax(np.asarray(logits, dtype=np.float32), forest.legal[index])
         forest.status[index] = EXPANDED
+        if not np.isfinite(values).all():  # else every PUCT score is nan and no child is ever chosen
+            raise GameFault(
+                f"game {quoted(self.game.name)}: the network's value of a position is not finite: an observation"
+                " (encode) holds nan or inf, or the network's weights diverged"
+            )
         absolute = to_absolute(np.asarray(values), forest.players[index])
         if self.config.greedy_playout_weight > 0:
             absolute = mix_playouts(forest, nodes, absolute, self.config)
