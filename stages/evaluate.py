@@ -1,26 +1,20 @@
 """Stage `evaluate`: the experiments switched on in `params.yaml` for the final generation's best
 network (and, for ratings, every generation's), with finished matches cached in `data/matches`."""
 
-from pipeline.atomic import remove_leftovers, write_json
-from pipeline.config import load_params
+from pipeline.atomic import write_json
 from pipeline.evaluation.evaluate import run_evaluation
-from pipeline.games import make_game
 from pipeline.harness.entry import entry_point
-from pipeline.harness.tracking import stage_run, warm_up
+from pipeline.harness.tracking import stage_run
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.threads import use_threads
 from stages import paths
+from stages.start import start
 
 
 @entry_point
 def main(argv):
     final = int(argv[0])
-    remove_leftovers(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
+    params, game = start(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
     paths.MATCHES.mkdir(parents=True, exist_ok=True)  # DVC's output, even when no experiment plays a match
-    params = load_params()
-    warm_up(params)
-    use_threads(params.threads)
-    game = make_game(params.game)
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:
         evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=True)

@@ -3,25 +3,19 @@ and a promotion moves the registry's `champion` alias."""
 
 import shutil
 
-from pipeline.atomic import atomic_path, remove_leftovers, write_json
-from pipeline.config import load_params
-from pipeline.games import make_game
+from pipeline.atomic import atomic_path, write_json
 from pipeline.harness.entry import entry_point
-from pipeline.harness.tracking import stage_metrics, stage_run, warm_up
+from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.gate import run_gate
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.threads import use_threads
 from stages import paths
+from stages.start import start
 
 
 @entry_point
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
-    remove_leftovers(paths.best(gen).parent, paths.metrics("gate", gen).parent)
-    params = load_params()
-    warm_up(params)
-    use_threads(params.threads)
-    game = make_game(params.game)
+    params, game = start(paths.best(gen).parent, paths.metrics("gate", gen).parent)
     candidate = load_checkpoint(paths.candidate(gen), game.name)
     best = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "gate", gen) as run:

@@ -3,26 +3,20 @@ Finished parts of its games are kept until the samples are written, so a stopped
 
 import shutil
 
-from pipeline.atomic import remove_leftovers, write_json
-from pipeline.config import load_params
-from pipeline.games import make_game
+from pipeline.atomic import write_json
 from pipeline.harness.entry import entry_point
-from pipeline.harness.tracking import stage_metrics, stage_run, warm_up
+from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import save_samples
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.threads import use_threads
 from stages import paths
+from stages.start import start
 
 
 @entry_point
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
-    remove_leftovers(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
-    params = load_params()
-    warm_up(params)
-    use_threads(params.threads)
-    game = make_game(params.game)
+    params, game = start(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
     model = load_checkpoint(paths.best(prev), game.name)
     with stage_run(params, "selfplay", gen) as run:
         result = run_selfplay(game, model, params, gen, True, paths.selfplay_parts(gen))

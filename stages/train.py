@@ -4,26 +4,20 @@ every epoch until the outputs are written, so a stopped stage resumes."""
 
 import shutil
 
-from pipeline.atomic import remove_leftovers, write_json
-from pipeline.config import load_params
-from pipeline.games import make_game
+from pipeline.atomic import write_json
 from pipeline.harness.entry import entry_point
-from pipeline.harness.tracking import stage_metrics, stage_run, warm_up
+from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import load_samples, save_samples, windowed
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.threads import use_threads
 from stages import paths
+from stages.start import start
 
 
 @entry_point
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
-    remove_leftovers(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
-    params = load_params()
-    warm_up(params)
-    use_threads(params.threads)
-    game = make_game(params.game)
+    params, game = start(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
     model = load_checkpoint(paths.candidate(prev), game.name)
     samples = windowed(load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train)
     with stage_run(params, "train", gen) as run:

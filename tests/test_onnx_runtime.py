@@ -1,9 +1,14 @@
 """ONNX Runtime for search on the CPU (`search.runtime`): torch's answers for every game, exports cached
-by the weights and rebuilt where damaged, the runtime picked by the settings, and `export` for users."""
+by the weights and rebuilt where damaged or another network's, the runtime picked by the settings, and
+`export` for users."""
 
+import hashlib
+import logging
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +18,7 @@ import torch
 from pipeline import champions
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
+from pipeline.nets import onnx_runtime
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.evaluator import NetworkEvaluator, TorchNetwork
 from pipeline.nets.int8 import calibration_positions
@@ -107,6 +113,71 @@ def test_a_damaged_or_missing_export_is_exported_again_never_played(damage, cach
     with torch.no_grad():
         expected = model(torch.from_numpy(game.encode_batch(states)).float())
     np.testing.assert_allclose(logits, expected[0].numpy(), atol=1e-4)
+
+
+def torch_answers(model, planes):
+    with torch.no_grad():
+        return [answer.numpy() for answer in model(torch.from_numpy(planes))]
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "kingdomino(players=4,fit=1)"])
+def test_another_networks_export_under_these_weights_key_is_exported_again_never_played(name, cache, caplog):
+    game = make_game(name)
+    mine, theirs = network(game, seed=0, blocks=1, channels=8), network(game, seed=1, blocks=1, channels=8)
+    cached_onnx(mine, game)
+    [real] = cache.glob("*.onnx")
+    poison = onnx_bytes(theirs, game)  # the same shape, other weights, named as a file of mine would be
+    (cache / f"{export_key(mine, game)}-{hashlib.sha256(poison).hexdigest()[:16]}.onnx").write_bytes(poison)
+    real.unlink()
+    planes = game.encode_batch(calibration_positions(game, 8, seed=1)).astype(np.float32)
+    assert not np.allclose(torch_answers(theirs, planes)[0], torch_answers(mine, planes)[0], atol=1e-2)
+    with caplog.at_level(logging.WARNING, logger="pipeline.nets.onnx_runtime"):
+        answers = OnnxNetwork(mine, game)(planes)
+    for answer, expected in zip(answers, torch_answers(mine, planes)):
+        np.testing.assert_allclose(answer, expected, atol=1e-4)
+    assert [p.read_bytes() for p in cache.glob("*.onnx")] == [onnx_bytes(mine, game)]  # the poison is gone
+    [warning] = caplog.messages
+    assert "does not answer as its weights do; exported again" in warning and "\n" not in warning
+
+
+def test_a_cached_file_that_is_no_graph_is_exported_again(cache):
+    game = make_game("tictactoe")
+    model = network(game, blocks=1, channels=8)
+    junk = b"not an onnx graph"  # named by its own digest, as the old scheme would accept
+    cache.mkdir(parents=True)
+    (cache / f"{export_key(model, game)}-{hashlib.sha256(junk).hexdigest()[:16]}.onnx").write_bytes(junk)
+    assert cached_onnx(model, game) == onnx_bytes(model, game)
+    assert [p.read_bytes() for p in cache.glob("*.onnx")] == [onnx_bytes(model, game)]
+
+
+def test_the_same_weights_hit_the_cache_without_exporting_again(cache, monkeypatch):
+    game = make_game("kingdomino(players=4,fit=1)")
+    exports = []
+    export = onnx_runtime.onnx_bytes
+    monkeypatch.setattr(onnx_runtime, "onnx_bytes", lambda *args: exports.append(1) or export(*args))
+    first = OnnxNetwork(network(game, blocks=1, channels=8), game)
+    [path] = cache.glob("*.onnx")
+    os.utime(path, (1e9, 1e9))  # so that the hit's touch shows
+    second = OnnxNetwork(network(game, blocks=1, channels=8), game)  # equal weights, another model object
+    assert len(exports) == 1 and second.graph == first.graph and path.stat().st_mtime > 1e9
+    assert len(second._sessions) == 1  # the session that verified the file is the one search runs
+    planes = game.encode_batch(calibration_positions(game, 4)).astype(np.float32)
+    np.testing.assert_allclose(second(planes)[0], first(planes)[0], atol=1e-6)
+
+
+def test_a_killed_exports_temporary_file_is_pruned_a_live_ones_kept(cache):
+    game = make_game("tictactoe")
+    cache.mkdir(parents=True)
+    killed, live = cache / ".0123abcd-4567ef.onnx.a1b2c3d4.tmp", cache / ".89abcdef-0123ab.onnx.e5f6a7b8.tmp"
+    other = cache / "notes.tmp"  # not a name of the cache's: left alone
+    for path in (killed, live, other):
+        path.write_bytes(bytes(1000))
+    hours_ago = time.time() - 2 * 3600
+    os.utime(killed, (hours_ago, hours_ago))
+    os.utime(other, (hours_ago, hours_ago))
+    cached_onnx(network(game, blocks=1, channels=8), game)  # an export prunes
+    assert not killed.exists() and live.exists() and other.exists()
+    assert len(list(cache.glob("*.onnx"))) == 1
 
 
 def test_an_unwritable_cache_costs_an_export_not_the_answers(tmp_path, monkeypatch):

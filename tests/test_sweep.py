@@ -31,15 +31,14 @@ from pipeline.sweeps.study import (
     best_trial,
     open_study,
     panel_specs,
-    parent_run,
     prepare_study,
     resolve_storage,
-    run_worker,
     trial_params,
     versus_baseline,
     with_overrides,
 )
 from pipeline.sweeps.training_loop import train_generations
+from pipeline.sweeps.workers import parent_run, run_worker
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
 

@@ -37,13 +37,11 @@ from pipeline.sweeps.study import (
     Objective,
     open_study,
     panel_specs,
-    publish_report,
     resolve_storage,
-    run_worker,
-    run_workers,
     sweep_trials,
     versus_baseline,
 )
+from pipeline.sweeps.workers import publish_report, run_worker, run_workers
 
 
 @entry_point

@@ -7,7 +7,9 @@ within 1e-6.
 
 A network is exported once per weights and kept in a cache folder (`ALPHAZERO_ONNX_CACHE`, else
 `$XDG_CACHE_HOME/alphazero-pipeline/onnx`), its file named by a key of the weights and the exporter and
-ending in the file's own digest, so a damaged file is noticed and exported again, never played.
+ending in the file's own digest, so a damaged file is noticed and exported again, never played. A name
+proves only that a file matches itself: another network's export under this key would match too, so a
+cached file is also run on a probe and kept only where it answers as the weights do (`_answers_as`).
 Exported with torch's TorchScript-based exporter: 0.05-0.1 s a network where the torch.export one
 takes 1.5-2.5 s (every worker exports each generation's network) and needs onnxscript besides.
 """
@@ -16,14 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import os
+import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from pipeline.atomic import write_bytes
+from pipeline.atomic import LEFTOVER, write_bytes
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.senet import SENet
@@ -35,6 +39,12 @@ OPSET = 17
 CACHE_ENV = "ALPHAZERO_ONNX_CACHE"
 KEPT_FILES = 64  # exports kept in the cache folder, the most recently used; about 1 MB each
 KEPT_SESSIONS = 8  # networks kept loaded per process, so evaluators of the same weights share one
+LEFTOVER_AGE_S = 3600  # a temporary file this old is a killed export's: a write takes seconds at most
+PROBE_BATCH = 4
+# the runtimes agree within 1e-6 of the outputs' size on the champions; another network differs by far more
+PROBE_TOLERANCE = {"rtol": 1e-3, "atol": 1e-4}
+
+log = logging.getLogger(__name__)
 
 
 def onnx_bytes(model: SENet, game) -> bytes:
@@ -89,22 +99,39 @@ def cache_folder() -> Path:
 
 
 def export_key(model: SENet, game) -> str:
-    """What the exported graph depends on: the weights, the network's shape, the game's planes, the
-    exporter and its opset."""
-    parts = (weights_digest(model.state_dict()), repr(model.shape), repr(game.observation_shape), torch.__version__)
+    """What the exported graph depends on: the weights (their digest, `checkpoint.weights_digest`), the
+    network's shape, the game (its planes, and its name in the graph's metadata), the exporter and its
+    opset; exported in float32 always."""
+    parts = (
+        weights_digest(model.state_dict()),
+        repr(model.shape),
+        repr(game.observation_shape),
+        game.name,
+        torch.__version__,
+        "float32",
+    )
     return hashlib.sha256(f"{parts}|{OPSET}".encode()).hexdigest()[:32]
 
 
 def cached_onnx(model: SENet, game, key: str | None = None) -> bytes:
-    """The network's ONNX graph from the cache, exported and stored where it is missing or damaged;
-    `key` is its `export_key` where the caller has it already (hashing the weights takes milliseconds)."""
+    """The network's ONNX graph from the cache, exported and stored where it is missing, damaged or not
+    these weights' (`_answers_as`); `key` is its `export_key` where the caller has it already (hashing
+    the weights takes milliseconds)."""
+    return _cached(model, game, key, threads=1)[0]
+
+
+def _cached(model: SENet, game, key: str | None, threads: int) -> tuple[bytes, object | None]:
+    """The graph, and where it came from the cache, the session of `threads` threads that verified it,
+    for the caller to keep: verifying then costs the probe's two forward passes, no session more."""
     folder, key = cache_folder(), key or export_key(model, game)
     for path in folder.glob(f"{key}-*.onnx"):
         data = _read(path)
         if data is not None and hashlib.sha256(data).hexdigest()[:16] == path.stem.rsplit("-", 1)[1]:
-            _touch(path)
-            return data
-        path.unlink(missing_ok=True)  # damaged: exported again below
+            if session := _answers_as(model, game, data, threads):
+                _touch(path)
+                return data, session
+            log.warning("%s: the cached ONNX export does not answer as its weights do; exported again", path)
+        path.unlink(missing_ok=True)  # damaged, or another network's: exported again below
     data = onnx_bytes(model, game)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -112,7 +139,38 @@ def cached_onnx(model: SENet, game, key: str | None = None) -> bytes:
         _prune(folder)
     except OSError:
         pass  # a read-only or full cache costs an export a process, nothing more
-    return data
+    return data, None
+
+
+def _answers_as(model: SENet, game, data: bytes, threads: int):
+    """A session of the graph `data` where it answers as `model` does on a fixed probe, else None.
+
+    Why a probe and not a digest recorded beside the file: whoever can write another network's export
+    into the cache can write its record too, and a record proves only that two files agree; the probe
+    checks what matters, that the graph computes these weights' answers. Another network of the same
+    shape differs by far more than the tolerance. It is cheap: the session is built anyway and kept by
+    the caller, and two forward passes of a few positions take milliseconds (an export, 0.07-0.1 s).
+    A graph crafted to answer as these weights on this probe alone would pass: the probe catches swaps
+    and accidents, not an adversary who has the weights."""
+    planes = np.random.default_rng(0).integers(0, 2, (PROBE_BATCH, *game.observation_shape)).astype(np.float32)
+    try:
+        session = _new_session(data, threads)
+        flush_denormals()
+        got = session.run(list(OUTPUTS), {INPUT: planes})
+    except Exception:  # not a graph ONNX Runtime loads, or not one of these inputs and outputs
+        return None
+    training = model.training
+    try:
+        with torch.inference_mode():
+            parameter = next(model.parameters())
+            expected = model.eval()(torch.from_numpy(planes).to(parameter.device, parameter.dtype))
+    finally:
+        model.train(training)
+    agree = all(
+        answer.shape == tuple(want.shape) and np.allclose(answer, want.float().cpu().numpy(), **PROBE_TOLERANCE)
+        for answer, want in zip(got, expected)
+    )
+    return session if agree else None
 
 
 def _read(path: Path) -> bytes | None:
@@ -129,11 +187,35 @@ def _touch(path: Path) -> None:
         pass
 
 
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # removed meanwhile by another process's pruning
+        return None
+
+
 def _prune(folder: Path) -> None:
-    """Keep the `KEPT_FILES` most recently used exports."""
-    files = sorted(folder.glob("*.onnx"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for stale in files[KEPT_FILES:]:
+    """Keep the `KEPT_FILES` most recently used exports, and remove the temporary files of exports that
+    were killed (`atomic.py` names them; one older than `LEFTOVER_AGE_S` has no live writer)."""
+    exports = [(when, path) for path in folder.glob("*.onnx") if (when := _mtime(path)) is not None]
+    for _, stale in sorted(exports, reverse=True)[KEPT_FILES:]:
         stale.unlink(missing_ok=True)
+    now = time.time()
+    for leftover in folder.glob(".*.onnx.*.tmp"):
+        when = _mtime(leftover)
+        if LEFTOVER.fullmatch(leftover.name) and when is not None and now - when > LEFTOVER_AGE_S:
+            leftover.unlink(missing_ok=True)
+
+
+def _new_session(graph: bytes, threads: int):
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3  # errors only: its notices about unused initializers are noise
+    return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
 class OnnxNetwork:
@@ -143,21 +225,13 @@ class OnnxNetwork:
     fixed when it is built, so one session is kept per count the follower asks for."""
 
     def __init__(self, model: SENet, game, key: str | None = None):
-        self.graph = cached_onnx(model, game, key)
-        self._sessions: dict[int, object] = {}
+        threads = follow_free_cores()
+        self.graph, verified = _cached(model, game, key, threads)
+        self._sessions: dict[int, object] = {threads: verified} if verified else {}
 
     def _session(self, threads: int):
         if threads not in self._sessions:
-            import onnxruntime
-
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-            options.log_severity_level = 3  # errors only: its notices about unused initializers are noise
-            self._sessions[threads] = onnxruntime.InferenceSession(
-                self.graph, options, providers=["CPUExecutionProvider"]
-            )
+            self._sessions[threads] = _new_session(self.graph, threads)
         return self._sessions[threads]
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -92,7 +92,7 @@ def training_seeds(params: Params) -> list[int]:
 
 def prepare(params: Params, storage_url: str, worker: int, trials: int) -> tuple[optuna.Study, optuna.Study, int]:
     """The sweep's study, its confirmation study with every unit enqueued, and the number of units: what
-    a sweep worker (`study.run_worker`) needs to run the confirmation. Units already there are kept, so
+    a sweep worker (`workers.run_worker`) needs to run the confirmation. Units already there are kept, so
     a larger `confirm.top` or more `confirm.seeds` add to a confirmation. (`trials` is the sweep's.)"""
     storage = open_storage(storage_url)
     study = open_study(params, storage, worker)

@@ -153,7 +153,7 @@ def open_play_study(params: Params, storage, network: str, worker: int = 0) -> o
 
 
 def prepare(network: str, params: Params, storage_url: str, worker: int, trials: int):
-    """The study and the trial target a sweep worker (`study.run_worker`) works on; the first trial is the
+    """The study and the trial target a sweep worker (`workers.run_worker`) works on; the first trial is the
     shipped setting, the one to beat."""
     storage = open_storage(storage_url)
     with storage_lock(storage_url):

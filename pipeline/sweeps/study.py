@@ -13,20 +13,14 @@ without pruning (Optuna prunes single-objective studies only).
 
 Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite:///<project>/sweep.db`:
 any Optuna database URL (`postgresql://...`) or `journal:<file>` (a journal file for workers on one
-machine or a shared disk). Running the command again, here or on other machines, adds workers or
-resumes: the study aims at `sweep.trials` finished trials in all, and every worker keeps at it until
-they are there. The trial of a killed worker is failed and retried (`storage.py`).
-MLflow: one parent run per study, a child run per trial, each ending in the state Optuna holds.
+machine or a shared disk). The workers that run the trials, resume a study and retry a killed
+worker's trial are `workers.py`. MLflow: a child run per trial, ending in the state Optuna holds.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-import signal
 import tempfile
-import time
-import traceback
 import uuid
 from pathlib import Path
 from typing import Any
@@ -39,29 +33,20 @@ from pipeline import seeds
 from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.config import ConfigError, Params, current_path, load_params, parse_params
+from pipeline.config import ConfigError, Params, current_path, parse_params
 from pipeline.games import make_game
-from pipeline.harness.entry import sigterm_raises
 from pipeline.harness.tracking import (
     child_run,
     download_run_artifact,
-    log_to_run,
-    set_run_status,
-    settle_runs,
-    sweep_parent_run,
 )
 from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
 from pipeline.matches.workers import Workers, play_match, play_matches
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.owners import current as current_owner
-from pipeline.progress import progress_bar
-from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage, storage_lock
+from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
 from pipeline.sweeps.training_loop import GenerationReport, train_generations
-from pipeline.threads import use_threads
 
 FINISHED = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
-RUNNING = (optuna.trial.TrialState.RUNNING,)
-POLL_SECONDS = 2  # how often a worker with nothing to start looks whether the others' trials ended
 # Steps are generations, counted from 1. The first generation's network is barely trained and its panel
 # score mostly noise (a Connect-4 baseline scored 0.15, then 0.46): never prune on it.
 FIRST_PRUNED_GENERATION = 2
@@ -223,14 +208,6 @@ class Objective:
         return (last["strength"], last["seconds"]) if self.multi else last["strength"]
 
 
-def sweep_settings(params: Params, storage_url: str) -> dict:
-    return {**params.sweep.model_dump(), "storage": storage_url}
-
-
-def finished_trials(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=FINISHED))
-
-
 def study_uid(study: optuna.Study) -> str:
     """The study's identity: a random id on its first trial, which exactly one worker creates. A study
     made before identities were kept has none ("")."""
@@ -249,75 +226,11 @@ def prepare_study(params: Params, storage_url: str, worker: int = 0) -> optuna.S
     return study
 
 
-def parent_run(params: Params, study: optuna.Study, storage_url: str) -> str:
-    return sweep_parent_run(params, study.study_name, study_uid(study), sweep_settings(params, storage_url))
-
-
-def settle_lost_trials(params: Params, study: optuna.Study, storage_url: str) -> None:
-    """Fail and retry the trials of dead workers, and end their MLflow runs FAILED as Optuna holds them."""
-    fail_lost_trials(study, storage_url)
-    failed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.FAIL,))
-    settle_runs(params, [t.user_attrs[RUN_ID] for t in failed if RUN_ID in t.user_attrs], "FAILED", optuna_state="FAIL")
-
-
 def sweep_trials(params: Params, storage_url: str, worker: int, trials: int) -> tuple[optuna.Study, optuna.Study, int]:
     """What a sweep worker works on: the study (whose MLflow parent its runs join), the study it runs
     trials of (here the same; a confirmation's differs) and how many finished trials it aims at."""
     study = prepare_study(params, storage_url, worker)
     return study, study, trials
-
-
-def run_worker(
-    source: str | Params,
-    storage_url: str,
-    trials: int,
-    worker: int = 0,
-    share: int = 1,
-    prepare=sweep_trials,
-    objective=Objective,
-) -> None:
-    """Run trials of `objective(params, parent run, bar)` until the study `prepare` gives holds its target
-    of finished ones (counting other workers' too). While the others' running trials would make up the
-    rest, wait for them: one that dies is retried here. A worker that shares the machine with `share`
-    workers takes its share of the cores. `source`: a params file, or the params themselves (a play-time
-    sweep's, resolved from its network)."""
-    params = load_params(source) if isinstance(source, str) else source
-    if share > 1:
-        params = with_overrides(params, {"workers": 1})
-        use_threads(max(1, (os.cpu_count() or 1) // share))
-    sweep, study, trials = prepare(params, storage_url, worker, trials)
-    parent = parent_run(params, sweep, storage_url)
-    bar = progress_bar(total=trials, initial=finished_trials(study), desc=f"sweep worker {worker}", position=worker)
-    objective = objective(params, parent, bar)
-    if finished_trials(study) < trials:
-        set_run_status(params, parent, "RUNNING")  # a resumed study's parent runs again
-    while True:
-        settle_lost_trials(params, study, storage_url)
-        done = finished_trials(study)
-        bar.update(done - bar.n)
-        if done >= trials:
-            break
-        if done + _running(study) >= trials:
-            time.sleep(POLL_SECONDS)
-        else:
-            study.optimize(objective, n_trials=1)
-    bar.close()
-    if not _running(study):
-        set_run_status(params, parent, "FINISHED")
-
-
-def publish_report(params: Params, study: optuna.Study, storage_url: str, metrics: dict, folder: Path) -> None:
-    """The report's files and `metrics` on the study's parent run. With no trial running, the parent
-    ends FINISHED (a `--report-only` on a new study included); a worker that resumes the study runs it
-    again."""
-    parent = parent_run(params, study, storage_url)
-    log_to_run(params, parent, metrics, folder)
-    if not _running(study):
-        set_run_status(params, parent, "FINISHED")
-
-
-def _running(study: optuna.Study) -> int:
-    return len(study.get_trials(deepcopy=False, states=RUNNING))
 
 
 def best_trial(study: optuna.Study) -> optuna.trial.FrozenTrial:
@@ -349,47 +262,3 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     )
     figures = score_interval(result.records, "tuned", "baseline")
     return {**figures, "tuned_trial": best_trial(study).number, "baseline_trial": baseline.number}
-
-
-def _worker_main(args: tuple, errors) -> None:
-    """A worker process: its error goes to the parent, which names it (a traceback among progress bars
-    is easily lost)."""
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        with sigterm_raises():  # not Lightning's exit status 0
-            run_worker(*args)
-    except BaseException as err:
-        errors.send(traceback.format_exception_only(err)[-1].strip())
-        raise
-
-
-def run_workers(
-    source: str | Params,
-    storage_url: str,
-    trials: int,
-    first: int,
-    jobs: int,
-    prepare=sweep_trials,
-    objective=Objective,
-) -> list[str]:
-    """`jobs` worker processes on this machine; one line for each that failed or was killed."""
-    context = multiprocessing.get_context("spawn")
-    pipes = {first + j: context.Pipe(duplex=False) for j in range(jobs)}  # (parent's end, worker's end)
-    run = (source, storage_url, trials)
-    processes = {
-        worker: context.Process(target=_worker_main, args=((*run, worker, jobs, prepare, objective), end))
-        for worker, (_, end) in pipes.items()
-    }
-    for process in processes.values():
-        process.start()
-    for process in processes.values():
-        process.join()
-    failed = []
-    for worker, process in processes.items():
-        if process.exitcode < 0:
-            failed.append(f"sweep worker {worker} was killed by {signal.Signals(-process.exitcode).name}")
-        elif process.exitcode > 0:
-            reader = pipes[worker][0]
-            reason = reader.recv() if reader.poll() else f"exit status {process.exitcode}"
-            failed.append(f"sweep worker {worker} failed: {reason}")
-    return failed
