@@ -32,3 +32,26 @@ def test_the_guides_game_trains_plays_matches_and_is_analysed(tmp_path):
     assert re.search(r'"first": "models/best/gen_1\.ckpt", "second": "random"', out)
     assert re.search(r"3x1,1x1 +seat 0 to move +move \dx\d +value", out)  # the analysis of the guide's line
     assert not list((ROOT / "pipeline").rglob("nim*.py"))  # the package holds no trace of the game
+
+
+def test_the_guides_package_installs_as_written_and_names_its_game(tmp_path):
+    """Section 5: `nim.py` and the guide's `pyproject.toml` in a folder install as they are, and the entry
+    point names the game (installed into a folder of its own, so no other test sees it)."""
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "my-games"
+    folder.mkdir()
+    (folder / "nim.py").write_text(code_blocks("python")[0])
+    (toml,) = code_blocks("toml")
+    (folder / "pyproject.toml").write_text(toml)
+    target = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target)]
+    subprocess.run([*pip, str(folder)], check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), str(ROOT)])}
+    made = subprocess.run(
+        [sys.executable, "-c", "from pipeline.games import make_game; print(make_game('nim(rows=3)').num_actions)"],
+        env=env, capture_output=True, text=True, cwd=tmp_path,
+    )  # fmt: skip
+    assert made.returncode == 0 and made.stdout.strip() == "15", made.stderr
