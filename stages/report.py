@@ -10,7 +10,7 @@ import json
 from pipeline.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.experiments import Evaluation
-from pipeline.evaluation.report import params_section, summary_metrics, write_report
+from pipeline.evaluation.run_report import params_section, summary_metrics, write_report
 from pipeline.games import make_game
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import setting_key, stage_metrics, stage_run, warm_up

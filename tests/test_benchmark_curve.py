@@ -12,7 +12,7 @@ from test_report import GATE, SELFPLAY, TRAIN
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.lineage import compute_before
-from pipeline.evaluation.report import write_report
+from pipeline.evaluation.run_report import write_report
 from pipeline.evaluation.strength_curve import cumulative_compute, curve
 from pipeline.games import make_game
 from pipeline.games.connect.experiments.benchmark import BenchmarkResult

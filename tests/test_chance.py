@@ -10,7 +10,7 @@ import pytest
 from pipeline.games import make_game
 from pipeline.games.base import Symmetry
 from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
-from pipeline.search.kernels import CHANCE
+from pipeline.search.tree_kernels import CHANCE
 
 SURE, GAMBLE = 0, 1  # first decision
 KEEP, REROLL = 0, 1  # after the roll

@@ -12,7 +12,7 @@ from pipeline.games import make_game
 from pipeline.games.connect.experiments.pons import mistake_rates
 from pipeline.games.connect.positions import CONNECT4
 from pipeline.nets.checkpoint import save_checkpoint
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 
 DATA = CONNECT4

@@ -10,7 +10,7 @@ from pipeline.agents.recipes import selfplay_player
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.train import train_network
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 
 GPU = torch.cuda.is_available()

@@ -19,7 +19,7 @@ from pipeline.agents.spec import AgentSpec
 from pipeline.games import make_game
 from pipeline.matches.workers import Workers, match_workers, play_match
 from pipeline.nets import InferenceServerError
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.nets.server import InferenceClient, ServedEvaluator, serving
 from pipeline.search import SearchConfig

@@ -9,7 +9,7 @@ import pytest
 from pipeline.games import IllegalMove, make_game
 from pipeline.games.kingdomino.rules import DOMINO_CROWNS, DOMINO_TERRAINS, TERRAINS, KingdominoGame
 from pipeline.games.values import SCHEMES, terminal_value
-from pipeline.search.kernels import CHANCE
+from pipeline.search.tree_kernels import CHANCE
 
 GAME = KingdominoGame(4)
 

@@ -90,7 +90,7 @@ def test_a_search_without_playouts_plays_alike_on_both():
     move after move through a draw (the search's own chance nodes still draw through `step`)."""
     import torch
 
-    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.nets.network_evaluator import NetworkEvaluator
     from pipeline.nets.senet import NetworkShape, SENet
     from pipeline.search import BatchedSearch, Forest, SearchConfig
 

@@ -8,8 +8,8 @@ import pytest
 from pipeline.agents.base import RandomAgent
 from pipeline.games import make_game
 from pipeline.matches.arena import GameRecord, mixed_seatings, play_games
+from pipeline.matches.bradley_terry import fit_bradley_terry, pairwise_results
 from pipeline.matches.cache import MatchCache
-from pipeline.matches.ratings import fit_bradley_terry, pairwise_results
 
 PARTS = {
     "game": "tictacmo",

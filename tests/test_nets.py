@@ -266,7 +266,7 @@ def test_checkpoint_with_a_damaged_payload_fails_in_one_line(tmp_path, change):
 
 @pytest.mark.parametrize("name", ["tictacmo", "connect4", "kingdomino(players=2)"])
 def test_frozen_inference_model_matches_the_network(name):
-    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.nets.network_evaluator import NetworkEvaluator
 
     game = make_game(name)
     model = small_net(game, blocks=2).eval()
@@ -325,8 +325,8 @@ def test_int8_inference_agrees_with_float32_is_built_once_and_leaves_the_model_a
     was not calibrated on, its values close; a second evaluator of the same weights reuses the
     quantized network (calibration takes seconds); the caller's model keeps its float32 weights."""
     from pipeline import champions
-    from pipeline.nets.evaluator import NetworkEvaluator
     from pipeline.nets.int8 import calibration_positions
+    from pipeline.nets.network_evaluator import NetworkEvaluator
 
     game = make_game("connect4")
     model = load_checkpoint(champions.checkpoint_path("connect4"))

@@ -20,8 +20,8 @@ from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.nets import onnx_runtime
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.evaluator import NetworkEvaluator, TorchNetwork
 from pipeline.nets.int8 import calibration_positions
+from pipeline.nets.network_evaluator import NetworkEvaluator, TorchNetwork
 from pipeline.nets.onnx_runtime import OnnxNetwork, cached_onnx, export_key, onnx_bytes
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.threads import use_threads

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pipeline.matches.arena import GameRecord
-from pipeline.matches.ratings import RatingsError, fit_bradley_terry, pairwise_results
+from pipeline.matches.bradley_terry import RatingsError, fit_bradley_terry, pairwise_results
 
 
 def _results(counts: dict[tuple[str, str], tuple[int, int, int]]):

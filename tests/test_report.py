@@ -8,7 +8,7 @@ import re
 from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.experiments.fig3 import Fig3Result
 from pipeline.evaluation.experiments.ratings import RatingsResult
-from pipeline.evaluation.report import champion_generation, summary_metrics, write_report
+from pipeline.evaluation.run_report import champion_generation, summary_metrics, write_report
 from pipeline.games import make_game
 from pipeline.games.pig.oracle import PigOracleResult
 

@@ -10,7 +10,7 @@ from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.jobs.selfplay import final_points, run_selfplay
 from pipeline.jobs.train import train_network
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet, initial_network, with_score_head
 
 

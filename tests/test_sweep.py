@@ -23,7 +23,6 @@ from pipeline.games import make_game
 from pipeline.harness.tracking import tracking_uri
 from pipeline.sweeps import confirmation
 from pipeline.sweeps import storage as sweep_storage
-from pipeline.sweeps.report import compute_lines, write_best_params, write_report
 from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage
 from pipeline.sweeps.study import (
     BASELINE,
@@ -38,6 +37,7 @@ from pipeline.sweeps.study import (
     with_overrides,
 )
 from pipeline.sweeps.training_loop import train_generations
+from pipeline.sweeps.training_report import compute_lines, write_best_params, write_report
 from pipeline.sweeps.workers import parent_run, run_worker
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset

@@ -11,7 +11,7 @@ from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.jobs.teacher import teach, teacher_samples, teacher_spec
 from pipeline.matches.workers import play_match
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import initial_network
 
 KINGDOMINO = "kingdomino(players=2,fit=1)"

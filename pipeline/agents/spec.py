@@ -14,7 +14,7 @@ from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
 from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
 from pipeline.games.base import players_of
 from pipeline.games.plugins import load_reference
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.nets.server import ServedEvaluator, ServedNetwork, served_evaluator
 from pipeline.search import CachingEvaluator, SearchConfig

@@ -86,7 +86,7 @@ def main(argv):
     game, model = load_network(parser, args)
     batch = args.batch or (1 if sys.stdin.isatty() else 64)  # a person typing waits for no batch to fill
     from pipeline.agents.recipes import search_config  # torch: after the arguments' checks
-    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.nets.network_evaluator import NetworkEvaluator
 
     config = search_config(network_params(args.params, args.checkpoint, game.name))
     evaluator = NetworkEvaluator(game, model, runtime=config.runtime, device=config.device)

@@ -52,8 +52,14 @@ from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
-from pipeline.nets.evaluator import PRECISIONS, NetworkEvaluator, inference_device, inference_network, inference_runtime
 from pipeline.nets.module import alphazero_losses, make_optimizer
+from pipeline.nets.network_evaluator import (
+    PRECISIONS,
+    NetworkEvaluator,
+    inference_device,
+    inference_network,
+    inference_runtime,
+)
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig, UniformEvaluator
 from pipeline.search.playouts import greedy_outcomes

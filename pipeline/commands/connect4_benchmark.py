@@ -23,7 +23,7 @@ from pipeline.games import make_game
 from pipeline.games.connect.experiments.pons import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.harness.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
-from pipeline.nets.evaluator import PRECISIONS, RUNTIMES, NetworkEvaluator
+from pipeline.nets.network_evaluator import PRECISIONS, RUNTIMES, NetworkEvaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
 

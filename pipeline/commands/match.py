@@ -33,7 +33,7 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
-from pipeline.commands.networks import add_params_argument, network_params
+from pipeline.commands.networks import add_params_argument, local_game, network_params
 from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
 from pipeline.games import make_game
 from pipeline.harness.entry import UsageError, entry_point
@@ -81,12 +81,12 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     after every argument's one-line error: their import takes seconds on a loaded machine."""
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game
 
     if first_player.kind == NETWORK:
         first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
         load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
-        spec = args.game or checkpoint_game(first)
+        spec = args.game or trusted_game(checkpoint_game(first), local_game(), first)
     else:
         spec = args.game
     try:  # an unknown game, or one that breaks the contract, says so in its own line before the params

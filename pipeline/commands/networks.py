@@ -81,13 +81,22 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
 
 
 def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint  # torch: after the arguments' checks
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game  # torch: after the checks
 
     if spec:
         game = _game(parser, spec)
         return game, load_checkpoint(path, game.name)
     model = load_checkpoint(path)  # one clear line for a missing or foreign file
-    return _game(parser, checkpoint_game(path)), model
+    return _game(parser, trusted_game(checkpoint_game(path), local_game(), path)), model
+
+
+def local_game() -> str | None:
+    """The game of the `params.yaml` a command runs beside, which its user wrote: a checkpoint naming
+    the same plugin game may import it (`nets/checkpoint.py`'s `trusted_game`)."""
+    try:
+        return load_params("params.yaml").game if Path("params.yaml").is_file() else None
+    except ValueError:
+        return None
 
 
 def _game(parser: argparse.ArgumentParser, spec: str) -> Game:

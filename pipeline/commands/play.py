@@ -98,7 +98,7 @@ def make_agents(
     # the search and the networks (torch) are imported here, after every argument's one-line error
     from pipeline.agents.recipes import champion_play
     from pipeline.agents.search_agent import SearchAgent, uct_agent
-    from pipeline.nets.evaluator import NetworkEvaluator
+    from pipeline.nets.network_evaluator import NetworkEvaluator
     from pipeline.search import SearchConfig
 
     config = config or SearchConfig()

@@ -24,12 +24,11 @@ import optuna
 from pipeline import champions
 from pipeline.atomic import write_json
 from pipeline.commands.cli import command_parser, refuse_outside
-from pipeline.commands.networks import network_params
+from pipeline.commands.networks import local_game, network_params
 from pipeline.config import MAX_GAMES, MAX_WORKERS, load_params
 from pipeline.games import make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.sweeps import confirmation, play, play_report
-from pipeline.sweeps.report import write_report
 from pipeline.sweeps.storage import open_storage
 from pipeline.sweeps.study import (
     CONFIRMED,
@@ -41,6 +40,7 @@ from pipeline.sweeps.study import (
     sweep_trials,
     versus_baseline,
 )
+from pipeline.sweeps.training_report import write_report
 from pipeline.sweeps.workers import publish_report, run_worker, run_workers
 
 
@@ -117,13 +117,13 @@ def finish(params, study, url: str, metrics: dict, out: Path, report: Path, fail
 
 def play_sweep(args) -> None:
     """`--play NETWORK`: the play-time study of the network, its confirmation and its report."""
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game
 
     if args.versus_baseline:
         raise UsageError("--versus-baseline: a training sweep's; a play-time sweep's is --confirm")
     path = champions.resolve(args.play)
     load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
-    game = checkpoint_game(path)
+    game = trusted_game(checkpoint_game(path), load_params(args.params).game if args.params else local_game(), path)
     params = network_params(args.params, args.play, game)
     network = str(path)
     play.check_panel(params, make_game(game))

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.evaluation.report import write_pages
+from pipeline.evaluation.run_report import write_pages
 from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.harness.tracking import (
     DVC_EXPERIMENT,

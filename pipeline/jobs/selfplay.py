@@ -28,7 +28,7 @@ from pipeline.jobs.selfplay_parts import Part, PartStore
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.workers import MatchResult, Workers, match_workers, play_matches
 from pipeline.nets.checkpoint import weights_digest
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.search import SearchConfig
 from pipeline.search.playouts import playout_means

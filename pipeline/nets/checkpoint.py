@@ -1,22 +1,37 @@
 """Checkpoints that say what they are: game, network shape and params hash travel with the weights,
-and loading refuses a file that does not match what the caller expects."""
+and loading refuses a file that does not match what the caller expects.
+
+The weights' digest (`weights_sha256`) travels in the file, where whoever edits the weights can strip or
+rewrite it: it finds damage, not tampering. A shipped champion's digest is also on its card, outside the
+file, and loading the champion refuses weights that do not match it. A file's game spec is data too: a
+`module:Class` one is imported only when the user names it (`trusted_game`).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
 import io
+import logging
 import pickle
 import warnings
 from pathlib import Path
 
 import torch
+import yaml
 
 from pipeline.atomic import write_bytes
+from pipeline.games import OPENSPIEL_PREFIX
+from pipeline.games.plugins import plugin_parts
 from pipeline.nets import CheckpointError
 from pipeline.nets.senet import NetworkShape, SENet
 
 FORMAT = 1
+DIGEST_KEY = "weights_sha256"
+# pipeline/champions, named by path: that package imports this floor's CheckpointError, so not imported here
+SHIPPED_FOLDER = Path(__file__).resolve().parents[1] / "champions"
+log = logging.getLogger(__name__)
+_WARNED: set[tuple[str, int]] = set()  # files already said to carry no digest: one line a file, not a load
 
 
 def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str = "") -> None:
@@ -29,7 +44,7 @@ def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str =
         "shape": model.shape.to_dict(),
         "params_hash": params_hash,
         "state_dict": weights,
-        "weights_sha256": weights_digest(weights),  # torch's reader loads damaged tensor bytes silently
+        DIGEST_KEY: weights_digest(weights),  # torch's reader loads damaged tensor bytes silently
     }
     buffer = io.BytesIO()
     torch.save(payload, buffer)
@@ -46,8 +61,23 @@ def weights_digest(state_dict: dict) -> str:
 
 
 def checkpoint_game(path: Path) -> str:
-    """The game spec a checkpoint was trained for (load it with `load_checkpoint` first for errors)."""
+    """The game spec a checkpoint was trained for (load it with `load_checkpoint` first for errors);
+    pass it through `trusted_game` before `make_game`: it is what the file says."""
     return torch.load(path, map_location="cpu", weights_only=True)["game"]
+
+
+def trusted_game(spec: str, given: str | None = None, path: Path | None = None) -> str:
+    """`spec`, read from checkpoint `path`, if building it imports no module the file chose: a built-in
+    game with options, an `openspiel:` game or an installed entry point's name (an unknown name is then
+    `make_game`'s own error). A `module:Class` spec would import and run that module, so it is refused
+    in one line unless the user gave the same spec (`given`: `--game`, or the game of the params.yaml the
+    command runs beside, which the user wrote)."""
+    if spec.startswith(OPENSPIEL_PREFIX) or plugin_parts(spec) is None or spec == given:
+        return spec  # make_game reads the prefix before a module:Class, as here
+    where = f"{path}: " if path is not None else ""
+    raise CheckpointError(
+        f"{where}the checkpoint's game {spec!r} names a module to import; pass --game {spec!r} to trust it"
+    )
 
 
 def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShape | None = None) -> SENet:
@@ -76,9 +106,7 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
     stored = _stored_shape(path, payload.get("shape"))
     if shape is not None and stored != shape:
         raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
-    checksum = payload.get("weights_sha256")  # absent from users' checkpoints saved before it was; shipped ones have it
-    if checksum is not None and checksum != weights_digest(payload["state_dict"]):
-        raise CheckpointError(f"{path}: damaged checkpoint (its weights do not match their checksum)")
+    _check_digest(path, payload)
     model = SENet(stored)
     try:
         model.load_state_dict(payload["state_dict"])
@@ -86,6 +114,36 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
         raise CheckpointError(f"{path}: weights do not fit the recorded shape ({_first_line(err)})") from None
     model.eval()
     return model
+
+
+def _check_digest(path: Path, payload: dict) -> None:
+    """The file's digest finds damage; a shipped champion's card digest, which editing the file cannot
+    reach, finds any change; a file without one loads (users' checkpoints from before it) and says so."""
+    digest = weights_digest(payload["state_dict"])
+    checksum = payload.get(DIGEST_KEY)
+    if checksum is not None and checksum != digest:
+        raise CheckpointError(f"{path}: damaged checkpoint (its weights do not match their checksum)")
+    if path.resolve().parent == SHIPPED_FOLDER:
+        card = path.resolve().with_suffix(".yaml")
+        expected = shipped_digest(card)
+        if expected is None:
+            raise CheckpointError(f"{path}: shipped champion with no {DIGEST_KEY} on its card {card}; refused")
+        if expected != digest:
+            raise CheckpointError(f"{path}: weights differ from the {DIGEST_KEY} on the shipped card {card}; refused")
+    elif checksum is None and (key := (str(path.resolve()), path.stat().st_mtime_ns)) not in _WARNED:
+        _WARNED.add(key)
+        log.warning("%s: no %s in the checkpoint: its weights cannot be checked for damage", path, DIGEST_KEY)
+
+
+def shipped_digest(card: Path) -> str | None:
+    """The `weights_sha256` on a shipped champion's card: a 64-digit hex string, else None (refused)."""
+    try:
+        data = yaml.safe_load(Path(card).read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    digest = data.get(DIGEST_KEY) if isinstance(data, dict) else None
+    valid = isinstance(digest, str) and len(digest) == 64 and all(c in "0123456789abcdef" for c in digest)
+    return digest if valid else None
 
 
 _TORCH_ADVICE = (  # the lines around the reason in torch's message

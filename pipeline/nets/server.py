@@ -103,7 +103,7 @@ class _Network:
     """One served network, ready on the server's device, with its input and answer sizes."""
 
     def __init__(self, game, served: ServedNetwork, device: str):
-        from pipeline.nets.evaluator import inference_network
+        from pipeline.nets.network_evaluator import inference_network
         from pipeline.nets.senet import NetworkShape, SENet
 
         shape, weights = served.weights

@@ -22,7 +22,7 @@ import numpy as np
 
 from pipeline.clip import quoted
 from pipeline.games.contract import GameFault
-from pipeline.search.kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
+from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
 
 
 class Forest:

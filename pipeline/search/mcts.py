@@ -4,7 +4,7 @@ Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximise
 the backed-up value vector (max^n, Petosa & Balch section 3), so two-player games need no special path.
 A root driver may name each tree's root action per simulation instead (Gumbel AlphaZero's
 sequential halving, `gumbel.py`); PUCT then still selects below the root.
-The walk down and the backup run compiled over all trees (`kernels.py`); Python only steps the game
+The walk down and the backup run compiled over all trees (`tree_kernels.py`); Python only steps the game
 for each new leaf or chance outcome and batches the evaluator call.
 """
 
@@ -24,8 +24,8 @@ from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
-from pipeline.search.kernels import CHANCE, EXPANDED, TERMINAL, backup, select_leaves
 from pipeline.search.playouts import check_playouts, mix_playouts
+from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, backup, select_leaves
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
@@ -108,7 +108,7 @@ class BatchedSearch:
         `root_actions(i)`, if given, names each tree's root action for step i: -1 lets PUCT choose,
         SKIP leaves the tree out of that step (a root driver such as Gumbel's).
         With `search.parallel_leaves` k > 1, each step sends k walkers down every tree under a virtual
-        loss (`kernels.py`), so one evaluator call takes k leaves a tree: a single tree (a timed move)
+        loss (`tree_kernels.py`), so one evaluator call takes k leaves a tree: a single tree (a timed move)
         feeds the network in batches, at some cost in what each simulation knows.
         """
         walkers = self.config.parallel_leaves

@@ -14,8 +14,8 @@ from optuna.visualization import matplotlib as plots
 from pipeline.atomic import atomic_path, write_text
 from pipeline.config import PLAY_SHIPPED, Params
 from pipeline.sweeps.play import CONFIRMED, figure, trial_scores
-from pipeline.sweeps.report import save_figure, shown
 from pipeline.sweeps.study import BASELINE, FINISHED
+from pipeline.sweeps.training_report import save_figure, shown
 
 
 def search_block(params: Params, values: dict) -> str:

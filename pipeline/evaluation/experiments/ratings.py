@@ -13,7 +13,7 @@ from pipeline.config import ConfigError
 from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
 from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
-from pipeline.matches.ratings import fit_bradley_terry, pairwise_results
+from pipeline.matches.bradley_terry import fit_bradley_terry, pairwise_results
 from pipeline.nets.checkpoint import weights_digest
 
 NO_CHANGE = {"win": 0.0, "draw": 1.0, "loss": 0.0}

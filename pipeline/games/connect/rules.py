@@ -24,7 +24,7 @@ CONNECT4_PLAYERS = {
     "solver": "pipeline.games.connect.players.perfect:from_spec",
 }
 CONNECT4_EXPERIMENTS = (
-    "pipeline.games.connect.experiments.alphabeta:EXPERIMENT",
+    "pipeline.games.connect.experiments.alphabeta_rates:EXPERIMENT",
     "pipeline.games.connect.experiments.solver_games:EXPERIMENT",
     "pipeline.games.connect.experiments.benchmark:EXPERIMENT",
 )

@@ -1,4 +1,4 @@
-"""Kingdomino with its hot paths compiled (`kernels.py`): the game `make_game` builds.
+"""Kingdomino with its hot paths compiled (`rule_kernels.py`): the game `make_game` builds.
 
 The rules, states and move text stay the reference's (`rules.py`, pure Python, kept as the
 specification the kernels are tested against); the greedy player, greedy playouts, the final
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.games.kingdomino import kernels
+from pipeline.games.kingdomino import rule_kernels as kernels
 from pipeline.games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
 from pipeline.games.values import pairwise_points
 

@@ -15,7 +15,7 @@ from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.evaluation.strength_curve import cached_score, cumulative_compute, curve
 from pipeline.games.connect.experiments.pons import mistake_rates, positions_dir, resolve_files
 from pipeline.nets.checkpoint import weights_digest
-from pipeline.nets.evaluator import NetworkEvaluator
+from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
 from pipeline.progress import progress_bar
 from pipeline.search import CachingEvaluator
