@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 import torch
+import yaml
 
 from pipeline.commands import analyse, play
 from pipeline.config import parse_params
@@ -155,13 +156,33 @@ def test_champion_from_a_real_mlflow_store(tmp_path, monkeypatch, capsys):
     assert logged == {"champion/gen_1.ckpt", "champion/gen_1.onnx"}  # the export beside the checkpoint
     status, out, err = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
     assert status == 0 and json.loads(out)["moves"] == ["5"]
-    assert "champion: alphazero-champion version 1 (generation 1, run " in err  # which one it loaded
+    assert "champion: alphazero-champion version 1 (generation 1, tictactoe, run " in err  # which one it loaded
     missing = ["--champion", "--model-name", "nobody"]
     status, _, err = run(analyse.main, missing, "5\n", monkeypatch, capsys)
     assert status == 1 and err.startswith("error: sqlite:///") and "no champion of model 'nobody'" in err
     status, _, err = run(analyse.main, ["--champion", "--tracking-uri", "sqlite:///none.db"], "", monkeypatch, capsys)
     assert status == 1 and err.startswith("error: no MLflow store at sqlite:///none.db (")
     assert not (tmp_path / "none.db").exists()
+
+
+def test_the_champion_is_looked_up_per_game_and_never_plays_another_games_network(tmp_path, monkeypatch, capsys):
+    """One registered model serves every game a store's runs train: `--champion` takes the game's own
+    alias (`--game`, else the params.yaml beside), never the last promotion of another game."""
+    from pipeline.harness.tracking import stage_run
+
+    monkeypatch.chdir(tmp_path)
+    store = {"tracking_uri": f"sqlite:///{tmp_path / 'mlflow.db'}"}
+    for game in ("tictactoe", "tictacmo"):  # tictacmo promoted last: the plain `champion` alias is its
+        params = parse_params({"game": game, "tracking": store, "generations": [{"gen": 1, "prev": 0}]})
+        with stage_run(params, "gate", 1) as stage:
+            stage.promote_champion(tiny_checkpoint(tmp_path / f"{game}.ckpt", game))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({"game": "tictactoe", "generations": [{"gen": 1, "prev": 0}]}))
+    status, out, err = run(analyse.main, ["--champion", "--json"], "5\n", monkeypatch, capsys)
+    assert status == 0 and "version 1 (generation 1, tictactoe, run " in err
+    status, out, err = run(analyse.main, ["--champion", "--game", "tictacmo", "--json"], "5\n", monkeypatch, capsys)
+    assert status == 0 and "version 2 (generation 1, tictacmo, run " in err
+    status, _, err = run(analyse.main, ["--champion", "--game", "connect4"], "4\n", monkeypatch, capsys)
+    assert status == 1 and "plays 'tictacmo', not 'connect4'" in err and "\n" not in err.strip()
 
 
 def test_the_readme_line_plays_the_three_player_default_game(tmp_path, monkeypatch, capsys):

@@ -70,7 +70,8 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
     if args.champion:
         uri = args.tracking_uri or default_tracking_uri()
         with tempfile.TemporaryDirectory() as directory:
-            path, version = download_champion(uri, args.model_name, Path(directory))
+            # the champion of the game asked for, else of the params.yaml beside: never another game's
+            path, version = download_champion(uri, args.model_name, Path(directory), args.game or local_game())
             print(f"champion: {version}", file=sys.stderr)
             return _load(parser, path, args.game)
     if args.checkpoint:

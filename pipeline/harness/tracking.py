@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -29,6 +30,7 @@ from pipeline.nets import CheckpointError
 from pipeline.stores import check_store, sqlite_file
 
 CHAMPION_ALIAS = "champion"
+GAME_TAG = "game"  # a registered version's tag: the game its network plays
 OWNER = "owner"  # tag of a child run: its process (pipeline.owners), to tell a killed stage's run
 SETTING = "setting"  # tag of a pipeline's parent run: the hash of its setting (`setting_key`)
 DVC_EXPERIMENT = "dvc_experiment"  # tag: the DVC experiment that ran the setting (`dvc exp run -n NAME`)
@@ -435,9 +437,10 @@ class StageRun:
         except MlflowException:
             pass  # already registered
         source = f"{self.client.get_run(self.run_id).info.artifact_uri}/champion/{Path(checkpoint).name}"
-        tags = {SETTING: setting_key(self.params), "generation": str(self.generation)}
+        tags = {SETTING: setting_key(self.params), "generation": str(self.generation), GAME_TAG: self.params.game}
         version = self.client.create_model_version(name, source, run_id=self.run_id, tags=tags)
         self.client.set_registered_model_alias(name, champion_alias(), version.version)
+        self.client.set_registered_model_alias(name, game_alias(champion_alias(), self.params.game), version.version)
         return version.version
 
     def finish_pipeline(self) -> None:
@@ -453,9 +456,35 @@ def champion_alias() -> str:
     return f"exp-{experiment}" if experiment else CHAMPION_ALIAS
 
 
-def download_champion(tracking_uri: str, model_name: str, directory: Path) -> tuple[Path, str]:
-    """Download the checkpoint that the registered model's `champion` alias points at; return it and
-    a line saying which version it is (its generation and the run that promoted it)."""
+def game_alias(alias: str, game: str) -> str:
+    """The alias of `alias`'s network for one game (`champion-kingdomino_players_4`): one registered
+    model serves every game a store's runs train, and `--champion` must never play another game's."""
+    return f"{alias}-{re.sub(r'[^0-9A-Za-z]+', '_', game).strip('_')}"
+
+
+def _champion_version(client, model_name: str, game: str | None):
+    """The champion's version, of `game` where given: its own alias, else (a store promoted to before
+    champions were kept per game) the `champion` alias where its version plays that game or says none."""
+    from mlflow.exceptions import MlflowException
+
+    if game is None:
+        return client.get_model_version_by_alias(model_name, CHAMPION_ALIAS)
+    try:
+        return client.get_model_version_by_alias(model_name, game_alias(CHAMPION_ALIAS, game))
+    except MlflowException:
+        version = client.get_model_version_by_alias(model_name, CHAMPION_ALIAS)
+        if version.tags.get(GAME_TAG, game) != game:
+            raise CheckpointError(
+                f"the registry's {CHAMPION_ALIAS} of model {model_name!r} plays {version.tags[GAME_TAG]!r}, not"
+                f" {game!r}; train {game!r} with `dvc repro`, or give --game"
+            ) from None
+        return version
+
+
+def download_champion(tracking_uri: str, model_name: str, directory: Path, game: str | None = None) -> tuple[Path, str]:
+    """Download the checkpoint that the registered model's `champion` alias points at (for `game`, that
+    game's champion); return it and a line saying which version it is (its generation, game and the run
+    that promoted it)."""
     store = sqlite_file(tracking_uri)
     if store and not store.exists():  # MLflow would create an empty store
         raise CheckpointError(f"no MLflow store at {tracking_uri} (run the pipeline, or give --tracking-uri)")
@@ -464,14 +493,16 @@ def download_champion(tracking_uri: str, model_name: str, directory: Path) -> tu
     from mlflow import MlflowClient, artifacts
     from mlflow.exceptions import MlflowException
 
+    client = MlflowClient(tracking_uri=tracking_uri)
     try:
-        version = MlflowClient(tracking_uri=tracking_uri).get_model_version_by_alias(model_name, CHAMPION_ALIAS)
+        version = _champion_version(client, model_name, game)
         path = artifacts.download_artifacts(version.source, dst_path=str(directory), tracking_uri=tracking_uri)
     except MlflowException as err:
         reason = str(err.message).splitlines()[0]
-        raise CheckpointError(f"{tracking_uri}: no {CHAMPION_ALIAS} of model {model_name!r} ({reason})") from None
-    generation = version.tags.get("generation")
-    made = f"generation {generation}, " if generation else ""
+        of = f" for game {game!r}" if game else ""
+        raise CheckpointError(f"{tracking_uri}: no {CHAMPION_ALIAS}{of} of model {model_name!r} ({reason})") from None
+    generation, played = version.tags.get("generation"), version.tags.get(GAME_TAG)
+    made = (f"generation {generation}, " if generation else "") + (f"{played}, " if played else "")
     return Path(path), f"{model_name} version {version.version} ({made}run {version.run_id})"
 
 
