@@ -6,13 +6,14 @@ import pytest
 import torch
 
 from pipeline.commands import bench
+from pipeline.evaluation import throughput
 
 TINY = {"network_seconds": 0.05, "selfplay_batches": 1, "train_steps": 2, "move_seconds": 0.01}  # budgets
 
 
 def test_each_figure_is_one_row():
     # batch 1: one game searched alone, as `analyse` searches one position
-    figures = bench.run(**TINY, batch=1, workers=1)
+    figures = throughput.run(**TINY, batch=1, workers=1)
     assert sorted(figures) == [
         "bare_loop_samples_per_s",
         "batch",
@@ -55,12 +56,12 @@ def test_a_batch_below_one_is_one_error_line(capsys):
 
 
 def test_games_picks_the_games_measured_any_game_among_them():
-    """A game without sizes of its own in `bench.GAMES` (another variant, a plugin's) is measured with
+    """A game without sizes of its own in `throughput.GAMES` (another variant, a plugin's) is measured with
     the params' default network."""
-    figures = bench.run(**TINY, batch=1, workers=1, games=("tictactoe",))
+    figures = throughput.run(**TINY, batch=1, workers=1, games=("tictactoe",))
     assert "tictactoe" in figures and "tictacmo" not in figures and "connect4" not in figures
     assert figures["tictactoe"]["selfplay_games_per_min"] > 0
-    assert bench.bench_sizes("tictactoe")[:2] == (4, 32) and bench.bench_sizes("connect4")[:2] == (5, 64)
+    assert throughput.bench_sizes("tictactoe")[:2] == (4, 32) and throughput.bench_sizes("connect4")[:2] == (5, 64)
 
 
 def test_an_unknown_game_is_one_error_line(capsys):
@@ -74,7 +75,7 @@ def test_an_unknown_game_is_one_error_line(capsys):
 
 
 def test_a_served_pool_reports_the_servers_batch_fill_and_busy_fraction():
-    figures = bench.run(**TINY, batch=2, workers=2, games=("tictacmo",), inference_server="on")
+    figures = throughput.run(**TINY, batch=2, workers=2, games=("tictacmo",), inference_server="on")
     served = figures["tictacmo"]
     assert served["server_batch_fill"] >= 1 and 0 < served["server_busy_fraction"] <= 1
 
@@ -83,9 +84,9 @@ def test_champions_puts_each_games_shipped_champion_on_the_bench():
     from pipeline import champions
     from pipeline.nets.checkpoint import load_checkpoint
 
-    game, model = bench.bench_network("tictacmo", "champions")
+    game, model = throughput.bench_network("tictacmo", "champions")
     shipped = load_checkpoint(champions.checkpoint_path("tictacmo"))
-    assert model.shape == shipped.shape != bench.bench_network("tictacmo")[1].shape  # 4 x 32, not the bench's 4 x 64
+    assert model.shape == shipped.shape != throughput.bench_network("tictacmo")[1].shape  # 4 x 32, not 4 x 64
     assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), shipped.state_dict().values()))
-    none_shipped = bench.bench_network("kingdomino(players=4)", "champions")[1]  # no champion: random weights
-    assert torch.equal(none_shipped.stem.weight, bench.bench_network("kingdomino(players=4)")[1].stem.weight)
+    none_shipped = throughput.bench_network("kingdomino(players=4)", "champions")[1]  # no champion: random weights
+    assert torch.equal(none_shipped.stem.weight, throughput.bench_network("kingdomino(players=4)")[1].stem.weight)

@@ -136,6 +136,9 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
         (["match", "tictacmo", "random", "--games-per-seating", "0"], "error: --games-per-seating"),
         (["play", "--game", "tictacmo", "--seats", "uct:٣"], "error: --seats: 'uct:٣': expected uct:N"),
         (["analyse", "tictacmo", "--simulations", "-1"], "error: --simulations: expected an integer of at least 0"),
+        (["bench", "--batch", "0"], "error: --batch: expected a positive integer, got 0"),
+        (["sweep", "--jobs", "0"], "error: --jobs: expected a positive integer, got 0"),
+        (["sweep", "--play", "tictacmo", "--trials", "0"], "error: --trials: expected a positive integer, got 0"),
     ],
 )
 def test_a_bad_argument_is_one_line_before_torch_is_imported(argv, message, tmp_path):

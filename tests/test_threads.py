@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from pipeline import threads
-from pipeline.commands.bench import _spin, with_load_figures
+from pipeline.evaluation.throughput import _spin, with_load_figures
 
 
 @pytest.fixture(autouse=True)

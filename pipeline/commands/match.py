@@ -121,8 +121,10 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
         [args.seed, 4],
         1 if timed else params.selfplay.parallel_games,
         Workers.from_params(params),
+        progress=f"match on {game.name}",  # a bar on stderr, as the stages show theirs; stdout keeps one JSON line
     )
-    summary = {"first": args.first, "second": args.second, **score_interval(result.records, "first", "second")}
+    summary = {"game": game.name, "first": args.first, "second": args.second}
+    summary |= score_interval(result.records, "first", "second")
     if args.first_alone:
         summary.update(first_place_counts(result.records, "first"))
     print(json.dumps(summary))

@@ -19,29 +19,12 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-import optuna
-
-from pipeline import champions
-from pipeline.atomic import write_json
 from pipeline.commands.cli import command_parser, refuse_outside
-from pipeline.commands.networks import local_game, network_params
-from pipeline.config import MAX_GAMES, MAX_WORKERS, load_params
-from pipeline.games import make_game
+from pipeline.config import MAX_GAMES, MAX_WORKERS
 from pipeline.harness.entry import UsageError, entry_point
-from pipeline.sweeps import confirmation, play, play_report
-from pipeline.sweeps.storage import open_storage
-from pipeline.sweeps.study import (
-    CONFIRMED,
-    VERSUS,
-    Objective,
-    open_study,
-    panel_specs,
-    resolve_storage,
-    sweep_trials,
-    versus_baseline,
-)
-from pipeline.sweeps.training_report import write_report
-from pipeline.sweeps.workers import publish_report, run_worker, run_workers
+
+# Optuna, MLflow and torch are imported by the functions below, after every argument's one-line error:
+# their imports take seconds on a loaded machine.
 
 
 @entry_point
@@ -74,6 +57,28 @@ def main(argv):
     refuse_outside(0, MAX_GAMES, {"--versus-baseline": args.versus_baseline})
     if args.play:
         return play_sweep(args)
+    training_sweep(args)
+
+
+def training_sweep(args) -> None:
+    """The study of how networks are trained, its confirmation and its report."""
+    import optuna
+
+    from pipeline.atomic import write_json
+    from pipeline.config import load_params
+    from pipeline.sweeps import confirmation
+    from pipeline.sweeps.storage import open_storage
+    from pipeline.sweeps.study import (
+        CONFIRMED,
+        VERSUS,
+        open_study,
+        panel_specs,
+        resolve_storage,
+        sweep_trials,
+        versus_baseline,
+    )
+    from pipeline.sweeps.training_report import write_report
+
     params_path = args.params or "params.yaml"
     params = load_params(params_path)
     url = resolve_storage(args.storage, params)
@@ -100,8 +105,13 @@ def main(argv):
     finish(params, study, url, metrics, out, report, failed)
 
 
-def run(args, source, url: str, trials: int, prepare, objective=Objective) -> list[str]:
-    """The study's workers: this process alone, or `--jobs` processes; one line for each that failed."""
+def run(args, source, url: str, trials: int, prepare, objective=None) -> list[str]:
+    """The study's workers: this process alone, or `--jobs` processes; one line for each that failed.
+    `objective`: a training trial's where None."""
+    from pipeline.sweeps.study import Objective
+    from pipeline.sweeps.workers import run_worker, run_workers
+
+    objective = objective or Objective
     if args.jobs == 1:
         run_worker(source, url, trials, args.worker, prepare=prepare, objective=objective)
         return []
@@ -109,6 +119,8 @@ def run(args, source, url: str, trials: int, prepare, objective=Objective) -> li
 
 
 def finish(params, study, url: str, metrics: dict, out: Path, report: Path, failed: list[str]) -> None:
+    from pipeline.sweeps.workers import publish_report
+
     publish_report(params, study, url, metrics, out)
     print(f"report: {report}")
     if failed:  # the report shows the study as it stands; a re-run finishes it
@@ -117,7 +129,17 @@ def finish(params, study, url: str, metrics: dict, out: Path, report: Path, fail
 
 def play_sweep(args) -> None:
     """`--play NETWORK`: the play-time study of the network, its confirmation and its report."""
+    import optuna
+
+    from pipeline import champions
+    from pipeline.atomic import write_json
+    from pipeline.commands.networks import local_game, network_params
+    from pipeline.config import load_params
+    from pipeline.games import make_game
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game
+    from pipeline.sweeps import play, play_report
+    from pipeline.sweeps.storage import open_storage
+    from pipeline.sweeps.study import resolve_storage
 
     if args.versus_baseline:
         raise UsageError("--versus-baseline: a training sweep's; a play-time sweep's is --confirm")

@@ -1,0 +1,406 @@
+"""What `python -m pipeline bench` measures (the command: `pipeline/commands/bench.py`): the network
+alone, search with the network, self-play, training and the Connect-4 solver, each as figures a second.
+The network and self-play run in the runtime `search.runtime: auto` picks and again in torch's; games
+with a greedy player are measured again searching with greedy playouts at the leaves; one process's
+search again with a network that answers for free (`*_ceiling_*`): what no accelerator can take a
+core's search past."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from contextlib import contextmanager
+
+import numpy as np
+import torch
+
+from pipeline import champions
+from pipeline.agents.recipes import selfplay_player
+from pipeline.agents.search_agent import PlayConfig, SearchAgent
+from pipeline.config import (
+    TIMED_SIMULATIONS,
+    NetworkParams,
+    Params,
+    TrainParams,
+    parse_params,
+)
+from pipeline.games import make_game
+from pipeline.games.base import PlaysGreedy, offers
+from pipeline.jobs.selfplay import run_selfplay
+from pipeline.jobs.train import train_network
+from pipeline.matches.arena import play_games
+from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+from pipeline.nets.module import alphazero_losses, make_optimizer
+from pipeline.nets.network_evaluator import (
+    NetworkEvaluator,
+    inference_device,
+    inference_network,
+    inference_runtime,
+)
+from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.search import CachingEvaluator, SearchConfig, UniformEvaluator
+from pipeline.search.playouts import greedy_outcomes
+
+# game: (SE blocks, channels, self-play games per batch of `--batch`): the 4x64 SENet that was the
+# Tic-Tac-Mo default until issue 13 (kept so figures compare across sessions); the 5x64 SENet of issue
+# 3's Connect-4 targets; the 4x32 SENet of examples/kingdomino.yaml, whose 96-ply games get a quarter.
+GAMES = {
+    "tictacmo": (4, 64, 1.0),
+    "connect4": (5, 64, 0.5),
+    "kingdomino(players=4)": (4, 32, 0.25),
+    "kingdomino(players=4,fit=1)": (4, 32, 0.25),  # as examples/kingdomino.yaml plays it
+}
+DEFAULT_GAMES = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")
+
+
+def bench_sizes(game_name: str) -> tuple[int, int, float]:
+    """(blocks, channels, share of games) of a game's bench: GAMES' for those, kept so figures compare
+    across sessions; for any other game (a plugin's, another variant) the params' default network and
+    the full share."""
+    if game_name in GAMES:
+        return GAMES[game_name]
+    network = NetworkParams()
+    return network.blocks, network.channels, 1.0
+
+
+PLAYOUT_WEIGHT = 0.5  # games with a greedy player are measured again searching with greedy playouts, as
+# examples/kingdomino.yaml self-plays
+
+
+def bench_network(game_name: str, networks: str = "random") -> tuple:
+    """The game and its bench network in eval mode: `random`, GAMES' blocks and channels with random
+    weights seeded 0; `champions`, the shipped champion of that game where there is one. Trained
+    weights can cost what random ones do not (denormal floats: pipeline/nets/denormals.py)."""
+    game = make_game(game_name)
+    if networks == "champions" and (champion := shipped_champion(game)) is not None:
+        return game, champion.eval()
+    blocks, channels, _ = bench_sizes(game_name)
+    torch.manual_seed(0)
+    return game, SENet(NetworkShape.for_game(game, blocks, channels, 4)).eval()
+
+
+def shipped_champion(game) -> SENet | None:
+    """The shipped champion trained for exactly this game, if any."""
+    for name in champions.names():
+        if checkpoint_game(champions.checkpoint_path(name)) == game.name:
+            return load_checkpoint(champions.checkpoint_path(name), game.name)
+    return None
+
+
+def _random_positions(game, count: int, seed: int = 0) -> list:
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < count:
+        state = game.initial_state()
+        for _ in range(rng.integers(0, 10)):
+            if game.is_terminal(state):
+                break
+            state, _ = game.step(state, int(rng.choice(game.legal_actions(state))))
+        if not game.is_terminal(state):
+            states.append(state)
+    return states
+
+
+def network_positions_per_s(
+    game,
+    model,
+    batch: int,
+    seconds: float,
+    repeats: int = 3,
+    precision: str = "float32",
+    runtime: str = "auto",
+    device: str = "auto",
+) -> float:
+    """Best of `repeats` timed loops of the network as search runs it (`inference_network`: ONNX
+    Runtime or frozen TorchScript, numpy out): the ceiling against which search is compared."""
+    network = inference_network(model, game, precision, runtime, device)
+    planes = game.encode_batch(_random_positions(game, batch))
+    network(planes)  # warm-up
+    best = 0.0
+    for _ in range(repeats):
+        calls, started = 0, time.perf_counter()
+        while time.perf_counter() - started < seconds / repeats:
+            network(planes)  # numpy out: waits for the call to finish, as search reads the results on the host
+            calls += 1
+        best = max(best, calls * batch / (time.perf_counter() - started))
+    return best
+
+
+def network_flops_per_position(game, model) -> float:
+    """Floating-point operations of one position through the network (a multiply-add counts two), as
+    torch's flop counter sees the convolutions and matrix products."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    with counter, torch.inference_mode():
+        model(torch.zeros(1, *game.observation_shape))
+    return float(counter.get_total_flops())
+
+
+def core_peak_gflop_per_s(size: int = 2048, seconds: float = 1.0) -> float:
+    """One core's float32 peak, as near as a library reaches it: a large matrix product on one thread."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        a, b = torch.randn(size, size), torch.randn(size, size)
+        torch.mm(a, b)  # warm-up
+        best = 0.0
+        for _ in range(3):  # the best of three: a shared machine's speed drifts
+            products, started = 0, time.perf_counter()
+            while time.perf_counter() - started < seconds / 3:
+                torch.mm(a, b)
+                products += 1
+            best = max(best, 2 * size**3 * products / (time.perf_counter() - started) / 1e9)
+        return best
+    finally:
+        torch.set_num_threads(threads)
+
+
+def timed_move_simulations(
+    game, model, runtime: str, seconds: float = 0.25, positions: int = 6, device: str = "auto"
+) -> float:
+    """Simulations a timed move searches (`match --move-time`, `play`, the equal-time tests): the mean
+    over `positions` early positions, one tree at a time, as a timed player grows its trees."""
+    evaluator = CachingEvaluator(NetworkEvaluator(game, model, runtime=runtime, device=device))
+    play = PlayConfig(simulations=TIMED_SIMULATIONS, seconds=seconds)
+    searched = 0
+    for number, state in enumerate(_random_positions(game, positions, seed=1)):
+        agent = SearchAgent(game, evaluator, SearchConfig(runtime=runtime, device=device), play, "timed")
+        agent.begin(number, state, np.random.default_rng(number))
+        agent.act([number])
+        searched += agent.simulations
+    return searched / positions
+
+
+def greedy_playouts_per_s(game, seconds: float, batch: int = 64) -> float:
+    """Greedy playouts to the end from random early positions, `batch` a call (as search asks for a
+    batch of leaves), a second."""
+    states = _random_positions(game, batch)
+    rngs = [np.random.default_rng(i) for i in range(batch)]
+    greedy_outcomes(game, states[:1], rngs[:1])  # warm-up (compiled kernels load)
+    played, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        greedy_outcomes(game, states, rngs)
+        played += batch
+    return played / (time.perf_counter() - started)
+
+
+def _selfplay_params(
+    game_name: str,
+    games: int,
+    batch: int,
+    workers: int = 1,
+    backend: str = "pool",
+    precision: str = "float32",
+    device: str = "auto",
+    playout_weight: float = 0.0,
+    inference_server: str = "auto",
+    runtime: str = "auto",
+) -> Params:
+    """Self-play's params at their defaults but for these."""
+    return parse_params(
+        {
+            "game": game_name,
+            "workers": workers,
+            "device": device,
+            "backend": {"kind": backend, "inference_server": inference_server},
+            "search": {"precision": precision, "greedy_playout_weight": playout_weight, "runtime": runtime},
+            "generations": [{"gen": 1, "prev": 0}],
+            "selfplay": {"games": games, "parallel_games": batch},
+        }
+    )
+
+
+def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0, **where) -> dict:
+    """Self-play as a stage plays it; `where` as `_selfplay_params` takes it."""
+    game = make_game(game_name)
+    result = run_selfplay(game, model, _selfplay_params(game_name, games, batch, workers, **where), 1, progress=False)
+    # games/min as a stage sees it (workers' start-up included); simulations/s while games run
+    speed = {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
+    return speed | {name: value for name, value in result.served.items() if name.startswith("server_")}
+
+
+class FreeNetwork(UniformEvaluator):
+    """The network's answer at no cost (uniform priors, zero values), its leaves still encoded, as a
+    served worker encodes them before it sends them off."""
+
+    def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
+        self.game.encode_batch(states)
+        return super().evaluate(states)
+
+
+def search_ceiling_sims_per_s(game_name: str, model, games: int, batch: int) -> float:
+    """One process's self-play simulations/s with a `FreeNetwork`: no accelerator, served or not, can
+    take a core's search past it (Amdahl's law). Uniform priors grow broader trees than a network's,
+    so it is an estimate of the search's own cost a simulation, not an exact bound."""
+    game = make_game(game_name)
+    spec = selfplay_player(model, _selfplay_params(game_name, games, batch))
+    agent = SearchAgent(game, CachingEvaluator(FreeNetwork(game)), spec.search, spec.play, spec.name)
+    _, stats = play_games(game, [[agent] * game.num_players] * games, seed=0, parallel=batch)
+    return agent.simulations / stats.seconds
+
+
+def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
+    """Lightning's samples/s against a bare PyTorch loop over the same model, data and optimiser
+    (best of `repeats` alternating runs each, since a shared machine's speed drifts)."""
+    game, _ = bench_network("tictacmo")
+    rng = np.random.default_rng(0)
+    n = 64 * steps
+    samples = {
+        "states": (rng.random((n, *game.observation_shape)) < 0.3).astype(np.uint8),
+        "policies": rng.dirichlet(np.ones(game.num_actions), size=n).astype(np.float32),
+        "values": rng.choice([-1.0, 0.0, 1.0], size=(n, game.num_players)).astype(np.float32),
+        "generations": np.ones(n, dtype=np.int32),
+        "scores": np.zeros((n, game.num_players), dtype=np.float32),
+    }
+    params = TrainParams(epochs=1, augment=False)
+    tensors = [torch.from_numpy(samples[k].astype(np.float32)) for k in ("states", "policies", "values")]
+
+    where = inference_device(device=device)
+    tensors = [t.to(where) for t in tensors]
+
+    def bare_loop() -> float:
+        model = bench_network("tictacmo")[1].train().to(where)
+        optimiser = make_optimizer(model, params.learning_rate, params.weight_decay)
+        order = torch.randperm(n, generator=torch.Generator().manual_seed(0)).to(where)
+        started = time.perf_counter()
+        for i in range(steps):
+            idx = order[i * 64 : (i + 1) * 64]
+            losses = alphazero_losses(model, *(t[idx] for t in tensors))
+            optimiser.zero_grad()
+            (losses.policy + losses.value).backward()
+            optimiser.step()
+        if where.type == "cuda":
+            torch.cuda.synchronize()
+        return n / (time.perf_counter() - started)
+
+    lightning, bare = 0.0, 0.0
+    for _ in range(repeats):
+        result = train_network(
+            game, bench_network("tictacmo")[1], samples, params, seed=0, progress=False, device=device
+        )
+        lightning = max(lightning, result.samples_per_s)
+        bare = max(bare, bare_loop())
+    return {"train_samples_per_s": lightning, "bare_samples_per_s": bare}
+
+
+def network_figures(game, model, batch: int, seconds: float, precision: str, device: str = "auto") -> dict[str, float]:
+    """The network's positions/s at `batch` and at 1 in the default runtime and in torch's (`torch_*`),
+    its FLOPs a position and the GFLOP/s both runtimes reach at `batch`."""
+    figures = {"network_mflop_per_position": network_flops_per_position(game, model) / 1e6}
+    for prefix, runtime in (("", "auto"), ("torch_", "torch")):
+        for suffix, size in (("", batch), ("_batch1", 1)):
+            rate = network_positions_per_s(
+                game, model, size, seconds, precision=precision, runtime=runtime, device=device
+            )
+            figures[f"{prefix}network_positions_per_s{suffix}"] = rate
+        rate = figures[f"{prefix}network_positions_per_s"]
+        figures[f"{prefix}network_gflop_per_s"] = rate * figures["network_mflop_per_position"] / 1e3
+    return figures
+
+
+# seconds timing the network, batches of self-play games per game, training steps
+QUICK = {"network_seconds": 2.0, "selfplay_batches": 2, "train_steps": 60}
+FULL = {"network_seconds": 6.0, "selfplay_batches": 8, "train_steps": 300}
+
+
+def run(
+    network_seconds: float,
+    selfplay_batches: int,
+    train_steps: int,
+    batch: int = 64,
+    workers: int = 0,
+    backend="pool",
+    precision="float32",
+    device="auto",
+    games: tuple[str, ...] = DEFAULT_GAMES,
+    inference_server: str = "auto",
+    move_seconds: float = 0.25,
+    networks: str = "random",
+) -> dict:
+    """Every figure once: per game of `games` under its name, training at the top level. `workers`,
+    `backend`, `precision` (of the network and self-play figures) and `device` as in params.yaml (0: one
+    per core; pool or a local Ray; float32 or bfloat16; auto, cpu or cuda), `inference_server` as
+    `backend.inference_server` (with it, the server's batch fill and busy fraction); `move_seconds` a
+    timed move's budget; `networks` random or champions (`bench_network`)."""
+    figures: dict = {
+        "threads": torch.get_num_threads(),
+        "batch": batch,
+        "cpu_count": os.cpu_count(),
+        "device": str(inference_device(device=device)),
+        "runtime": inference_runtime(precision, device=device),  # what search.runtime auto runs the network with
+        "core_peak_gflop_per_s": core_peak_gflop_per_s(seconds=network_seconds / 2),
+        "networks": networks,
+    }
+    for name in games:
+        game, model = bench_network(name, networks)
+        network = network_figures(game, model, batch, network_seconds, precision, device)
+        network["network_peak_fraction"] = network["network_gflop_per_s"] / (
+            figures["core_peak_gflop_per_s"] * figures["threads"]
+        )
+        # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
+        count = max(1, int(selfplay_batches * batch * bench_sizes(name)[2]))
+        where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
+        where["inference_server"] = inference_server
+        play = selfplay_figures(name, model, count, batch, **where)
+        with_torch = selfplay_figures(name, model, count, batch, **where, runtime="torch")
+        # one process searching, as `analyse`, `play` and `workers: 1` stages do
+        half = max(1, batch // 2)
+        alone = selfplay_figures(name, model, half, half, 1, precision=precision, device=device)
+        ceiling = search_ceiling_sims_per_s(name, model, half, half)
+        figures[name] = {
+            **network,
+            "search_sims_per_s": play["sims_per_s"],
+            "torch_search_sims_per_s": with_torch["sims_per_s"],
+            "search_to_network_ratio": play["sims_per_s"] / network["network_positions_per_s"],
+            "timed_move_sims": timed_move_simulations(game, model, "auto", move_seconds, device=device),
+            "torch_timed_move_sims": timed_move_simulations(game, model, "torch", move_seconds, device=device),
+            "selfplay_games_per_min": play["games_per_min"],
+            "one_process_search_sims_per_s": alone["sims_per_s"],
+            "one_process_search_ceiling_sims_per_s": ceiling,
+            "ceiling_to_one_process": ceiling / alone["sims_per_s"],
+            **{key: value for key, value in play.items() if key.startswith("server_")},
+        }
+        if offers(game, PlaysGreedy):  # searched with greedy playouts at the leaves too
+            mixed = selfplay_figures(name, model, count, batch, **where, playout_weight=PLAYOUT_WEIGHT)
+            figures[name] |= {
+                "greedy_playouts_per_s": greedy_playouts_per_s(game, seconds=network_seconds),
+                "playouts_search_sims_per_s": mixed["sims_per_s"],
+                "playouts_selfplay_games_per_min": mixed["games_per_min"],
+                "playouts_to_plain_selfplay": mixed["games_per_min"] / play["games_per_min"],
+            }
+    train = training_figures(steps=train_steps, device=device)
+    figures["train_samples_per_s"] = train["train_samples_per_s"]
+    figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
+    figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1
+    return figures
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+@contextmanager
+def busy_process():
+    """One process that keeps a core busy, as a browser or a second job does on a laptop."""
+    process = multiprocessing.get_context("spawn").Process(target=_spin, daemon=True)
+    process.start()
+    try:
+        yield
+    finally:
+        process.kill()
+        process.join()
+
+
+def with_load_figures(quiet: dict, loaded: dict) -> dict:
+    """The quiet figures with each measured one's `*_under_load` twin beside it."""
+    merged = {}
+    for key, value in quiet.items():
+        merged[key] = value
+        if isinstance(value, dict):
+            merged[key] = with_load_figures(value, loaded[key])
+        elif isinstance(value, float):
+            merged[f"{key}_under_load"] = loaded[key]
+    return merged
