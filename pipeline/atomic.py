@@ -4,7 +4,8 @@ a killed stage never leaves a half-written output that a later stage could read 
 A kill can still leave the temporary file itself; its name (`.<target>.<8 random characters>.tmp`) is
 recognisable, so a stage removes such leftovers from its output folders before it starts. A write that
 the system refuses (a full disk, a read-only folder) is a `WriteError` naming the target: one line for
-the user, and the target as it was before."""
+the user, and the target as it was before. So is a target that is no regular file (`/dev/null`, a named
+pipe, a folder), refused before anything is written: the rename would put a file in its place."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import math
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,15 +28,48 @@ class WriteError(OSError):
     """The system refused to write an output: its path and the system's reason."""
 
 
+# what stands at a target that is no regular file, as an error line names it
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISFIFO, "a named pipe"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def writable_target(path: Path | str) -> Path:
+    """The file that a write to `path` replaces, refused with a `WriteError` where something other than a
+    regular file stands there: the rename replaces whatever it finds, so `export ... /dev/null` run as root
+    would leave a regular file where the device was. A symbolic link is followed, as any other program
+    writing a file does: the file it names is replaced and the link stays (a dotfile linked from a
+    dotfiles repository stays linked). A command calls it before its work, so that a target refused
+    costs nothing."""
+    path = Path(path)
+    target = Path(os.path.realpath(path))  # Path.resolve raises RuntimeError on a loop of links
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as err:
+        raise WriteError(f"{path}: cannot be written ({err.strerror or err})") from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        raise WriteError(f"{path}: is {kind}; expected a regular file to write, or a new name")
+    return target
+
+
 @contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
+    """A temporary path beside `path`'s `writable_target`, renamed onto it when the block ends."""
     path = Path(path)
     tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = _new_temporary(path)
+        target = writable_target(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = _new_temporary(target)
         yield tmp
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException as err:
         if tmp is not None:
             tmp.unlink(missing_ok=True)

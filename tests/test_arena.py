@@ -202,3 +202,37 @@ def test_first_alone_counts_a_win_only_for_a_first_place():
     shared = GameRecord(seating=["b", "first"], scores=np.array([0.0, 0.0]))
     counts = first_place_counts([second, won, shared], "first")
     assert counts == {"wins": 1, "ties": 1, "losses": 1, "ahead_of_half": 2}
+
+
+def test_score_interval_is_wilsons_and_lies_inside_zero_to_one():
+    """Per-game scores are shares in [0, 1]: the interval never leaves that range, as the normal one did."""
+    from pipeline.matches.arena import score_interval
+
+    won = GameRecord(["az", "uct"], scores=np.array([1.0, -1.0]))
+    lost = GameRecord(["uct", "az"], scores=np.array([1.0, -1.0]))
+    tied = GameRecord(["az", "uct"], scores=np.array([0.0, 0.0]))
+    split = score_interval([won, lost], "az", "uct")
+    assert (split["score"], split["games"]) == (0.5, 2)
+    assert (split["ci95_low"], split["ci95_high"]) == pytest.approx((0.0945, 0.9055), abs=1e-4), "not -0.48..1.48"
+    eight_of_ten = score_interval([won] * 8 + [lost] * 2, "az", "uct")
+    assert (eight_of_ten["ci95_low"], eight_of_ten["ci95_high"]) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    all_won = score_interval([won] * 5, "az", "uct")
+    assert all_won["ci95_low"] == pytest.approx(5 / (5 + 1.96**2)) and all_won["ci95_high"] == 1.0, "a width still"
+    assert score_interval([lost] * 5, "az", "uct")["ci95_low"] == 0.0
+    ties = score_interval([tied] * 10, "az", "uct")
+    assert ties["score"] == 0.5 and 0.0 < ties["ci95_low"] < 0.5 < ties["ci95_high"] < 1.0
+    for games in ([won, lost], [won] * 7 + [lost], [lost] * 100, [won] * 1000):
+        figures = score_interval(games, "az", "uct")
+        assert 0.0 <= figures["ci95_low"] <= figures["score"] <= figures["ci95_high"] <= 1.0
+    one = score_interval([won], "az", "uct")
+    assert one["score"] == 1.0 and np.isnan(one["ci95_low"]) and np.isnan(one["ci95_high"])
+
+
+def test_match_of_one_game_per_seating_gives_bounds_inside_zero_to_one(capsys):
+    import json
+
+    from pipeline.commands.match import main
+
+    main(["random", "random", "--game", "tictactoe", "--games-per-seating", "1"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 2 and 0.0 <= result["ci95_low"] <= result["score"] <= result["ci95_high"] <= 1.0

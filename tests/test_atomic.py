@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.atomic import atomic_path, remove_leftovers, write_json, write_npz
+from pipeline.atomic import WriteError, atomic_path, remove_leftovers, write_bytes, write_json, write_npz, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,3 +89,75 @@ def test_json_outputs_are_standard_json_where_a_figure_is_not_a_number(tmp_path)
         raise ValueError(f"{constant} is not standard JSON")
 
     assert json.loads(path.read_text(), parse_constant=refuse) == {"low": None, "bounds": [0.5, None], "games": 1}
+
+
+WRITERS = {
+    "write_json": lambda path: write_json(path, {"a": 1}),
+    "write_text": lambda path: write_text(path, "a"),
+    "write_bytes": lambda path: write_bytes(path, b"a"),
+    "write_npz": lambda path: write_npz(path, x=np.zeros(2)),
+}
+
+
+def named_pipe(folder: Path) -> Path:
+    """A FIFO stands in for /dev/null, which no test may touch: a write as root would replace the device."""
+    os.mkfifo(folder / "out.json")
+    return folder / "out.json"
+
+
+def folder(parent: Path) -> Path:
+    (parent / "out.json").mkdir()
+    return parent / "out.json"
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize(
+    ("make", "kind", "is_kind"), [(named_pipe, "a named pipe", stat.S_ISFIFO), (folder, "a folder", stat.S_ISDIR)]
+)
+def test_a_target_that_is_no_regular_file_is_refused_and_left_as_it_is(tmp_path, writer, make, kind, is_kind):
+    target = make(tmp_path)
+    with pytest.raises(WriteError) as refused:
+        WRITERS[writer](target)
+    assert str(refused.value) == f"{target}: is {kind}; expected a regular file to write, or a new name"
+    assert is_kind(target.lstat().st_mode) and [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_a_refused_target_is_refused_before_the_work_and_in_one_line(tmp_path, capsys):
+    from pipeline.harness.entry import entry_point
+
+    target = named_pipe(tmp_path)
+    worked = []
+    with pytest.raises(WriteError):
+        with atomic_path(target):
+            worked.append(True)
+    assert not worked, "the block that writes the output does not run"
+    with pytest.raises(SystemExit) as exit:
+        entry_point(lambda argv: write_json(argv[0], {"a": 1}))([str(target)])
+    assert exit.value.code == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: {target}: is a named pipe; expected a regular file to write, or a new name"
+    ]
+
+
+def test_a_symbolic_link_is_followed_its_file_replaced_and_the_link_kept(tmp_path):
+    """As for a dotfile linked from a dotfiles repository: the link stays and names the new file."""
+    (tmp_path / "dotfiles").mkdir()
+    real, link = tmp_path / "dotfiles" / "settings.json", tmp_path / "settings.json"
+    real.write_text("before")
+    link.symlink_to(real)
+    write_json(link, {"a": 2})
+    assert link.is_symlink() and link.resolve() == real and '"a": 2' in real.read_text()
+    assert [p.name for p in (tmp_path / "dotfiles").iterdir()] == ["settings.json"]
+    dangling = tmp_path / "new.json"
+    dangling.symlink_to(tmp_path / "dotfiles" / "new.json")
+    write_text(dangling, "made")
+    assert dangling.is_symlink() and (tmp_path / "dotfiles" / "new.json").read_text() == "made"
+
+
+def test_a_symbolic_link_to_a_named_pipe_is_refused(tmp_path):
+    (tmp_path / "pipes").mkdir()
+    pipe = named_pipe(tmp_path / "pipes")
+    (tmp_path / "link.json").symlink_to(pipe)
+    with pytest.raises(WriteError, match=r"link\.json: is a named pipe; expected a regular file"):
+        write_json(tmp_path / "link.json", {"a": 1})
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and (tmp_path / "link.json").is_symlink()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline import champions
+from pipeline.atomic import writable_target
 from pipeline.commands.cli import command_parser
 from pipeline.harness.entry import entry_point
 from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
@@ -25,6 +26,7 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.target.is_dir():
         parser.error(f"{args.target}: is a folder; expected the ONNX file to write")
+    writable_target(args.target)  # a device or a named pipe there, refused before the export's work
     model, game = export_checkpoint(champions.resolve(args.checkpoint), args.target)
     shape = " x ".join(map(str, game.observation_shape))
     print(f"{args.target}: {game.name}, {model.shape.blocks}x{model.shape.channels} SENet; "

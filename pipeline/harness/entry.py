@@ -90,7 +90,7 @@ def entry_point(main):
         try:
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
-            print(f"error: {clip(mask_passwords(str(err)), 300)}", file=sys.stderr)
+            print(f"error: {clip(mask_passwords(str(err), limit=4000), 300)}", file=sys.stderr)
             sys.exit(1)
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)

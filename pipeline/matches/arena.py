@@ -155,9 +155,27 @@ def normal_interval(per_game: np.ndarray) -> tuple[float, float, float]:
 
 
 def score_interval(records: list[GameRecord], name: str, rival: str) -> dict[str, float]:
-    """`pairwise_score` over the games with a normal 95% confidence interval from per-game scores."""
-    mean, low, high = normal_interval(np.array([pairwise_score([r], name, rival) for r in records]))
+    """`pairwise_score` over the games with a 95% Wilson score interval over per-game scores (nan bounds for
+    one game)."""
+    mean, low, high = wilson_interval(np.array([pairwise_score([r], name, rival) for r in records]))
     return {"score": mean, "ci95_low": low, "ci95_high": high, "games": len(records)}
+
+
+def wilson_interval(per_game: np.ndarray) -> tuple[float, float, float]:
+    """Mean of per-game scores in [0, 1] with a 95% Wilson score interval (nan bounds for one game). A
+    score in [0, 1] of mean p (ties 0.5, shares of pairs where more players sit) has a variance of at most
+    p (1 - p), a win-or-loss game's (Bhatia-Davis), so the Wilson interval, the p whose score test at that
+    variance passes, keeps its coverage (conservatively where ties are many), lies inside [0, 1] and keeps
+    a width where every game went one way. The normal interval from the games' own spread did neither:
+    -0.48..1.48 for one win and one loss, no width at all for five wins."""
+    games, mean = len(per_game), float(per_game.mean())
+    if games < 2:
+        return mean, float("nan"), float("nan")
+    z2 = 1.96**2
+    center = (mean + z2 / (2 * games)) / (1 + z2 / games)
+    half_width = np.sqrt(z2 * mean * (1 - mean) / games + z2 * z2 / (4 * games**2)) / (1 + z2 / games)
+    # bounded as well as the roots are: at a mean of 0 or 1, rounding puts one a hair outside
+    return mean, max(float(center - half_width), 0.0), min(float(center + half_width), 1.0)
 
 
 def difference_interval(records: list[GameRecord], name: str, rival: str) -> tuple[float, float, float]:
