@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from pipeline.clip import clip
+from pipeline.plumbing.clip import clip
 from pipeline.games import make_game
 from pipeline.games.base import HasMargins, PlaysGreedy, offers
 from pipeline.games.values import SCHEMES

@@ -1,7 +1,7 @@
 """Stage `evaluate`: the experiments switched on in `params.yaml` for the final generation's best
 network (and, for ratings, every generation's), with finished matches cached in `data/matches`."""
 
-from pipeline.atomic import write_json
+from pipeline.plumbing.atomic import write_json
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_run

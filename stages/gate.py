@@ -3,7 +3,7 @@ and a promotion moves the registry's `champion` alias."""
 
 import shutil
 
-from pipeline.atomic import atomic_path, write_json
+from pipeline.plumbing.atomic import atomic_path, write_json
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.gate import run_gate

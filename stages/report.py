@@ -7,7 +7,7 @@ the setting, so each setting's run is completed by its own report."""
 
 import json
 
-from pipeline.atomic import remove_leftovers, write_json
+from pipeline.plumbing.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.run_report import params_section, summary_metrics, write_report

@@ -3,7 +3,7 @@ Finished parts of its games are kept until the samples are written, so a stopped
 
 import shutil
 
-from pipeline.atomic import write_json
+from pipeline.plumbing.atomic import write_json
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import save_samples

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from pipeline.atomic import remove_leftovers
+from pipeline.plumbing.atomic import remove_leftovers
 from pipeline.config import Params, load_params
 from pipeline.games import Game, make_game
 from pipeline.harness.tracking import warm_up
-from pipeline.threads import use_threads
+from pipeline.plumbing.threads import use_threads
 
 
 def start(*outputs: Path) -> tuple[Params, Game]:

@@ -4,7 +4,7 @@ every epoch until the outputs are written, so a stopped stage resumes."""
 
 import shutil
 
-from pipeline.atomic import write_json
+from pipeline.plumbing.atomic import write_json
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import load_samples, save_samples, windowed

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.atomic import WriteError, atomic_path, remove_leftovers, write_bytes, write_json, write_npz, write_text
+from pipeline.plumbing.atomic import WriteError, atomic_path, remove_leftovers, write_bytes, write_json, write_npz, write_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +58,7 @@ def test_leftovers_of_killed_writers_are_removed_and_nothing_else(tmp_path):
 
 FULL_DISK = """
 import resource, signal, sys
-from pipeline.atomic import write_npz
+from pipeline.plumbing.atomic import write_npz
 from pipeline.harness.entry import entry_point
 import numpy as np
 

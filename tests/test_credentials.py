@@ -9,7 +9,7 @@ import pytest
 import yaml
 from shipped import ROOT, shipped_params
 
-from pipeline.credentials import mask_passwords
+from pipeline.plumbing.credentials import mask_passwords
 
 # (text holding a password, the password): URLs of every scheme the stores take, with any character in
 # the user or the password, key-value DSNs, ODBC strings, environment lines, dicts.

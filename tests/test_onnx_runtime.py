@@ -24,7 +24,7 @@ from pipeline.nets.int8 import calibration_positions
 from pipeline.nets.network_evaluator import NetworkEvaluator, TorchNetwork
 from pipeline.nets.onnx_runtime import OnnxNetwork, cached_onnx, export_key, onnx_bytes
 from pipeline.nets.senet import NetworkShape, SENet
-from pipeline.threads import use_threads
+from pipeline.plumbing.threads import use_threads
 
 GAMES = [
     "tictactoe",

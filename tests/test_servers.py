@@ -180,7 +180,7 @@ def test_two_sweep_workers_share_one_study_in_postgresql_and_keep_its_password_s
 def test_a_database_store_that_refuses_the_login_stops_a_stage_in_one_line(postgres, tmp_path):  # noqa: F811
     from pipeline.config import parse_params
     from pipeline.harness.tracking import warm_up
-    from pipeline.stores import StoreError
+    from pipeline.plumbing.stores import StoreError
 
     url = postgres.url("mlflow").replace("@", ":not-the-password@")
     params = parse_params(

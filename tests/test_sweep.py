@@ -521,7 +521,7 @@ def test_workers_opening_a_new_sqlite_database_together_create_its_tables_once(t
 
 def dead_owner() -> str:
     """The owner record of a real process, killed with SIGKILL."""
-    code = "import time; from pipeline.owners import current; print(current(), flush=True); time.sleep(600)"
+    code = "import time; from pipeline.plumbing.owners import current; print(current(), flush=True); time.sleep(600)"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE, text=True)
     owner = process.stdout.readline().strip()
@@ -532,7 +532,7 @@ def dead_owner() -> str:
 
 @pytest.mark.parametrize("kind", ["sqlite", "journal"])
 def test_only_trials_of_dead_or_silent_workers_are_failed_and_retried_once_without_their_attrs(tmp_path, kind):
-    from pipeline.owners import current
+    from pipeline.plumbing.owners import current
 
     storage = storage_url(tmp_path, kind)
     study = optuna.create_study(study_name="lost", storage=open_storage(storage))

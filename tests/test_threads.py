@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from pipeline import threads
+from pipeline.plumbing import threads
 from pipeline.evaluation.throughput import _spin, with_load_figures
 
 

@@ -149,7 +149,7 @@ def runs_database(path: Path) -> Path:
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_a_damaged_sqlite_store_is_one_line_naming_it(tmp_path, damage):
-    from pipeline.stores import StoreError, check_store
+    from pipeline.plumbing.stores import StoreError, check_store
 
     store = runs_database(tmp_path / "mlflow.db")
     check_store(f"sqlite:///{store}")  # whole: fine
@@ -173,7 +173,7 @@ def test_a_sqlite_store_left_by_a_process_killed_mid_write_is_usable(tmp_path):
     """A killed writer leaves a hot journal that the next writer rolls back; the check must not refuse it."""
     import sqlite3
 
-    from pipeline.stores import check_store
+    from pipeline.plumbing.stores import check_store
 
     store = runs_database(tmp_path / "mlflow.db")
     killed = subprocess.run([sys.executable, "-c", KILLED_MID_WRITE, str(store)], timeout=60)
@@ -201,7 +201,7 @@ def test_compare_against_a_server_where_nothing_answers_is_one_line(capsys):
 FULL_DISK_STAGE = """
 import sys
 from pathlib import Path
-from pipeline.atomic import write_json
+from pipeline.plumbing.atomic import write_json
 from pipeline.config import parse_params
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_run, warm_up

@@ -36,7 +36,7 @@ from itertools import islice
 
 import numpy as np
 
-from pipeline.clip import clip
+from pipeline.plumbing.clip import clip
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.config import MAX_SIDE_BY_SIDE, MAX_SIMULATIONS

@@ -14,7 +14,7 @@ accelerator or inference server can take a core's search past.
 `--backend ray` plays the self-play figures on a local Ray; `--load` measures everything again beside
 one busy process (the `*_under_load` figures); `--device cuda` (or auto on a machine with a GPU) puts
 the network and training there, with `--batch` games searched side by side per process. Threads
-follow the free cores (pipeline/threads.py) unless `--threads` fixes them.
+follow the free cores (pipeline/plumbing/threads.py) unless `--threads` fixes them.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         run,
         with_load_figures,
     )
-    from pipeline.threads import use_threads
+    from pipeline.plumbing.threads import use_threads
 
     use_threads(args.threads)
     budgets = {

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline import champions
-from pipeline.clip import quoted
+from pipeline.plumbing.clip import quoted
 from pipeline.config import Params, TrackingParams, load_params, parse_params
 from pipeline.games import Game, make_game
 from pipeline.harness.tracking import default_tracking_uri, download_champion

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 
-from pipeline.clip import clip
+from pipeline.plumbing.clip import clip
 from pipeline.commands.cli import command_parser, out_of_range
 from pipeline.games.pig.solver import MAX_GOAL, hold_thresholds, solve_pig
 

@@ -64,7 +64,7 @@ def training_sweep(args) -> None:
     """The study of how networks are trained, its confirmation and its report."""
     import optuna
 
-    from pipeline.atomic import write_json
+    from pipeline.plumbing.atomic import write_json
     from pipeline.config import load_params
     from pipeline.sweeps import confirmation
     from pipeline.sweeps.storage import open_storage
@@ -132,7 +132,7 @@ def play_sweep(args) -> None:
     import optuna
 
     from pipeline import champions
-    from pipeline.atomic import write_json
+    from pipeline.plumbing.atomic import write_json
     from pipeline.commands.networks import local_game, network_params
     from pipeline.config import load_params
     from pipeline.games import make_game

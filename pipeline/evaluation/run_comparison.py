@@ -19,7 +19,7 @@ from pipeline.harness.tracking import (
     TrackingError,
     record_experiment_commits,
 )
-from pipeline.stores import check_store, sqlite_file
+from pipeline.plumbing.stores import check_store, sqlite_file
 
 # Per-generation curves drawn side by side, where the runs logged them (ratings need `evaluate.ratings`).
 CURVES = {

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from pipeline.atomic import write_text
+from pipeline.plumbing.atomic import write_text
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from pipeline.clip import clip, quoted
+from pipeline.plumbing.clip import clip, quoted
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect.rules import ConnectGame
 from pipeline.games.contract import GameFault, check_contract

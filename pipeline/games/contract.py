@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from pipeline.clip import clip, quoted
+from pipeline.plumbing.clip import clip, quoted
 
 CHECK_GAMES = 3  # random games a check plays
 CHECK_PLIES = 300  # moves a checked game plays at most (a longer game is checked that far)

@@ -20,7 +20,7 @@ import inspect
 import re
 from importlib.metadata import entry_points
 
-from pipeline.clip import clip, quoted
+from pipeline.plumbing.clip import clip, quoted
 from pipeline.games.base import Game, half_an_ability
 from pipeline.games.contract import GameFault
 

@@ -12,17 +12,17 @@ import threading
 from contextlib import contextmanager
 from functools import wraps
 
-from pipeline.atomic import WriteError
-from pipeline.clip import clip
+from pipeline.plumbing.atomic import WriteError
+from pipeline.plumbing.clip import clip
 from pipeline.config import ConfigError
-from pipeline.credentials import mask_passwords
+from pipeline.plumbing.credentials import mask_passwords
 from pipeline.games import GameFault, IllegalMove
 from pipeline.harness.tracking import TrackingError
 from pipeline.jobs.replay import DataError
 from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError, InferenceServerError
-from pipeline.stores import StoreError
-from pipeline.threads import use_threads
+from pipeline.plumbing.stores import StoreError
+from pipeline.plumbing.threads import use_threads
 
 
 class UsageError(ValueError):

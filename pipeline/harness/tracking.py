@@ -23,15 +23,15 @@ from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from pipeline import owners
+from pipeline.plumbing import owners
 from pipeline.config import Params, dotted
-from pipeline.credentials import mask_passwords
+from pipeline.plumbing.credentials import mask_passwords
 from pipeline.nets import CheckpointError
-from pipeline.stores import check_store, sqlite_file
+from pipeline.plumbing.stores import check_store, sqlite_file
 
 CHAMPION_ALIAS = "champion"
 GAME_TAG = "game"  # a registered version's tag: the game its network plays
-OWNER = "owner"  # tag of a child run: its process (pipeline.owners), to tell a killed stage's run
+OWNER = "owner"  # tag of a child run: its process (pipeline.plumbing.owners), to tell a killed stage's run
 SETTING = "setting"  # tag of a pipeline's parent run: the hash of its setting (`setting_key`)
 DVC_EXPERIMENT = "dvc_experiment"  # tag: the DVC experiment that ran the setting (`dvc exp run -n NAME`)
 GIT_COMMIT = "mlflow.source.git.commit"  # MLflow's own tag, shown in its UI: the code's commit

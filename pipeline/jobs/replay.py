@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.atomic import write_npz
+from pipeline.plumbing.atomic import write_npz
 from pipeline.config import TrainParams
 
 FIELDS = ("states", "policies", "values", "generations", "scores")  # scores: the score head's targets

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.atomic import write_npz
+from pipeline.plumbing.atomic import write_npz
 from pipeline.jobs.replay import FIELDS, load_samples
 from pipeline.jobs.work_key import work_key
 

@@ -17,7 +17,7 @@ import math
 import time
 from pathlib import Path
 
-from pipeline.atomic import atomic_path
+from pipeline.plumbing.atomic import atomic_path
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ import time
 from pipeline.games import make_game
 from pipeline.matches.arena import play_games
 from pipeline.nets.server import ServerAddress, connect
-from pipeline.owners import exit_with_parent
-from pipeline.threads import use_threads
+from pipeline.plumbing.owners import exit_with_parent
+from pipeline.plumbing.threads import use_threads
 
 _worker: dict = {}  # this process's game and agent specs, set once per match set
 

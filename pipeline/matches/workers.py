@@ -22,7 +22,7 @@ from pipeline.matches import BackendError
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.chunks import init_worker, play_chunk
 from pipeline.nets.server import serving
-from pipeline.progress import progress_bar
+from pipeline.plumbing.progress import progress_bar
 
 PROCESSES_PER_SERVED_CORE = 2  # while one waits for the server's answer, the other searches
 MAX_POOL_STARTS = 4  # a pool broken by a dead worker is started again, this often in all

@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 import yaml
 
-from pipeline.atomic import write_bytes
+from pipeline.plumbing.atomic import write_bytes
 from pipeline.games import OPENSPIEL_PREFIX
 from pipeline.games.plugins import plugin_parts
 from pipeline.nets import CheckpointError

@@ -23,7 +23,7 @@ from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.int8 import quantized_for_inference
 from pipeline.nets.onnx_runtime import onnx_network
 from pipeline.nets.senet import SENet
-from pipeline.threads import follow_free_cores
+from pipeline.plumbing.threads import follow_free_cores
 
 RUNTIMES = ("auto", "torch", "onnxruntime")
 PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16, "int8": torch.float32}  # name: input dtype

@@ -27,11 +27,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pipeline.atomic import LEFTOVER, write_bytes
+from pipeline.plumbing.atomic import LEFTOVER, write_bytes
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.senet import SENet
-from pipeline.threads import follow_free_cores
+from pipeline.plumbing.threads import follow_free_cores
 
 INPUT = "planes"
 OUTPUTS = ("policy_logits", "values")
@@ -221,7 +221,7 @@ def _new_session(graph: bytes, threads: int):
 class OnnxNetwork:
     """An exported network in ONNX Runtime's CPU provider: planes in, (logits, values) out, as numpy.
 
-    Its threads follow the free cores as torch's do (pipeline/threads.py): a session's thread count is
+    Its threads follow the free cores as torch's do (pipeline/plumbing/threads.py): a session's thread count is
     fixed when it is built, so one session is kept per count the follower asks for."""
 
     def __init__(self, model: SENet, game, key: str | None = None):

@@ -29,7 +29,7 @@ from multiprocessing.connection import Client, Connection, Listener, wait
 import numpy as np
 
 from pipeline.nets import InferenceServerError
-from pipeline.owners import exit_with_parent
+from pipeline.plumbing.owners import exit_with_parent
 
 START_TIMEOUT_S = 120.0  # building the networks (TorchScript freezing, CUDA start-up) before the first answer
 WAIT_S = 0.05  # the server's longest sleep between looks at its sockets
@@ -109,7 +109,7 @@ class _Network:
         shape, weights = served.weights
         model = SENet(NetworkShape(**shape))
         model.load_state_dict(weights)
-        # on the CPU, its threads follow the cores the workers leave (pipeline/threads.py)
+        # on the CPU, its threads follow the cores the workers leave (pipeline/plumbing/threads.py)
         self.network = inference_network(model.eval(), game, served.precision, served.runtime, device)
         self.shape = tuple(game.observation_shape)
 

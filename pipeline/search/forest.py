@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.clip import quoted
+from pipeline.plumbing.clip import quoted
 from pipeline.games.contract import GameFault
 from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
 

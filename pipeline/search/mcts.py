@@ -17,7 +17,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from pipeline.clip import quoted
+from pipeline.plumbing.clip import quoted
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
 from pipeline.games.base import to_absolute
 from pipeline.games.contract import GameFault

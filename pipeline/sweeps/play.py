@@ -39,7 +39,7 @@ from pipeline.harness.tracking import child_run
 from pipeline.matches.arena import pairwise_score, seat_permutations
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
-from pipeline.owners import current as current_owner
+from pipeline.plumbing.owners import current as current_owner
 from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
 from pipeline.sweeps.study import BASELINE, STUDY_UID, param_value, suggest, with_overrides
 

@@ -11,7 +11,7 @@ import optuna
 import yaml
 from optuna.visualization import matplotlib as plots
 
-from pipeline.atomic import atomic_path, write_text
+from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.config import PLAY_SHIPPED, Params
 from pipeline.sweeps.play import CONFIRMED, figure, trial_scores
 from pipeline.sweeps.study import BASELINE, FINISHED

@@ -6,7 +6,7 @@ local file, an advisory lock of the server for PostgreSQL, whatever host the wor
 
 A trial lost with its worker must neither stay RUNNING (a re-run would count it as live and never
 finish the study) nor wait minutes: each trial records its worker
-(`pipeline.owners`), and a dead worker of this host fails its trials at once; on any storage, the
+(`pipeline.plumbing.owners`), and a dead worker of this host fails its trials at once; on any storage, the
 journal included, a heartbeat fails a trial whose worker on another host went silent. Either way the
 trial is retried with its params, at most `MAX_RETRY` times.
 """
@@ -25,10 +25,10 @@ from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import FrozenTrial, TrialState
 
-from pipeline import owners
+from pipeline.plumbing import owners
 from pipeline.config import ConfigError
-from pipeline.credentials import mask_passwords
-from pipeline.stores import store_scheme
+from pipeline.plumbing.credentials import mask_passwords
+from pipeline.plumbing.stores import store_scheme
 
 HEARTBEAT_SECONDS = 10
 GRACE_SECONDS = 60  # six missed heartbeats: a loaded machine may delay some, a dead worker sends none

@@ -42,7 +42,7 @@ from pipeline.harness.tracking import (
 from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interval, seat_permutations
 from pipeline.matches.workers import Workers, play_match, play_matches
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.owners import current as current_owner
+from pipeline.plumbing.owners import current as current_owner
 from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
 from pipeline.sweeps.training_loop import GenerationReport, train_generations
 

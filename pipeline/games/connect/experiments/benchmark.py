@@ -17,7 +17,7 @@ from pipeline.games.connect.experiments.pons import mistake_rates, positions_dir
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
-from pipeline.progress import progress_bar
+from pipeline.plumbing.progress import progress_bar
 from pipeline.search import CachingEvaluator
 
 # AlphaZero.jl's Connect-4 agent (600 simulations) on Pons' sets, from ../positions/connect4/README.md

@@ -18,7 +18,7 @@ import urllib.request
 from contextlib import closing
 from pathlib import Path
 
-from pipeline.credentials import mask_passwords
+from pipeline.plumbing.credentials import mask_passwords
 
 TIMEOUT_S = 5  # per connection attempt: a store that does not answer by then is reported, not waited for
 DATABASES = ("postgresql", "mysql", "mssql", "oracle")  # SQLAlchemy URLs (`postgresql+psycopg://...`)
