@@ -25,10 +25,10 @@ from pydantic import (
     model_validator,
 )
 
-from pipeline.plumbing.clip import clip
 from pipeline.games import make_game
 from pipeline.games.base import HasMargins, PlaysGreedy, offers
 from pipeline.games.values import SCHEMES
+from pipeline.plumbing.clip import clip
 
 
 class ConfigError(ValueError):

@@ -1,11 +1,11 @@
 """Stage `evaluate`: the experiments switched on in `params.yaml` for the final generation's best
 network (and, for ratings, every generation's), with finished matches cached in `data/matches`."""
 
-from pipeline.plumbing.atomic import write_json
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_run
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.plumbing.atomic import write_json
 from stages import paths
 from stages.start import start
 

@@ -3,11 +3,11 @@ and a promotion moves the registry's `champion` alias."""
 
 import shutil
 
-from pipeline.plumbing.atomic import atomic_path, write_json
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.gate import run_gate
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.plumbing.atomic import atomic_path, write_json
 from stages import paths
 from stages.start import start
 

@@ -8,7 +8,6 @@ import shutil
 import torch
 
 from pipeline import champions
-from pipeline.plumbing.atomic import remove_leftovers, write_json
 from pipeline.config import load_params
 from pipeline.evaluation.lineage import compute_before
 from pipeline.games import make_game
@@ -19,6 +18,7 @@ from pipeline.jobs.teacher import teach, teacher_spec
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes, with_score_head
+from pipeline.plumbing.atomic import remove_leftovers, write_json
 from pipeline.plumbing.stores import check_store
 from pipeline.plumbing.threads import use_threads
 from stages import paths

@@ -3,12 +3,12 @@ Finished parts of its games are kept until the samples are written, so a stopped
 
 import shutil
 
-from pipeline.plumbing.atomic import write_json
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import save_samples
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.plumbing.atomic import write_json
 from stages import paths
 from stages.start import start
 

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from pipeline.plumbing.atomic import remove_leftovers
 from pipeline.config import Params, load_params
 from pipeline.games import Game, make_game
 from pipeline.harness.tracking import warm_up
+from pipeline.plumbing.atomic import remove_leftovers
 from pipeline.plumbing.threads import use_threads
 
 

@@ -4,12 +4,12 @@ every epoch until the outputs are written, so a stopped stage resumes."""
 
 import shutil
 
-from pipeline.plumbing.atomic import write_json
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import load_samples, save_samples, windowed
 from pipeline.jobs.train import train_network
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
+from pipeline.plumbing.atomic import write_json
 from stages import paths
 from stages.start import start
 

@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.plumbing.atomic import WriteError, atomic_path, remove_leftovers, write_bytes, write_json, write_npz, write_text
+from pipeline.plumbing.atomic import (
+    WriteError,
+    atomic_path,
+    remove_leftovers,
+    write_bytes,
+    write_json,
+    write_npz,
+    write_text,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,8 +8,8 @@ import time
 import pytest
 import torch
 
-from pipeline.plumbing import threads
 from pipeline.evaluation.throughput import _spin, with_load_figures
+from pipeline.plumbing import threads
 
 
 @pytest.fixture(autouse=True)

@@ -36,7 +36,6 @@ from itertools import islice
 
 import numpy as np
 
-from pipeline.plumbing.clip import clip
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.commands.networks import add_network_arguments, load_network, network_params
 from pipeline.config import MAX_SIDE_BY_SIDE, MAX_SIMULATIONS
@@ -44,6 +43,7 @@ from pipeline.games import Game, IllegalMove
 from pipeline.games.base import joins_moves
 from pipeline.games.moves import read_position
 from pipeline.harness.entry import entry_point
+from pipeline.plumbing.clip import clip
 from pipeline.search.analysis import analyse
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline import champions
-from pipeline.plumbing.atomic import writable_target
 from pipeline.commands.cli import command_parser
 from pipeline.harness.entry import entry_point
 from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
+from pipeline.plumbing.atomic import writable_target
 
 
 @entry_point

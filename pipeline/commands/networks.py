@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipeline import champions
-from pipeline.plumbing.clip import quoted
 from pipeline.config import Params, TrackingParams, load_params, parse_params
 from pipeline.games import Game, make_game
 from pipeline.harness.tracking import default_tracking_uri, download_champion
+from pipeline.plumbing.clip import quoted
 
 if TYPE_CHECKING:
     from pipeline.nets.senet import SENet

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import sys
 
-from pipeline.plumbing.clip import clip
 from pipeline.commands.cli import command_parser, out_of_range
 from pipeline.games.pig.solver import MAX_GOAL, hold_thresholds, solve_pig
+from pipeline.plumbing.clip import clip
 
 
 def solve_connect4_lines(lines, weak: bool) -> bool:

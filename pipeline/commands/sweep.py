@@ -64,8 +64,8 @@ def training_sweep(args) -> None:
     """The study of how networks are trained, its confirmation and its report."""
     import optuna
 
-    from pipeline.plumbing.atomic import write_json
     from pipeline.config import load_params
+    from pipeline.plumbing.atomic import write_json
     from pipeline.sweeps import confirmation
     from pipeline.sweeps.storage import open_storage
     from pipeline.sweeps.study import (
@@ -132,11 +132,11 @@ def play_sweep(args) -> None:
     import optuna
 
     from pipeline import champions
-    from pipeline.plumbing.atomic import write_json
     from pipeline.commands.networks import local_game, network_params
     from pipeline.config import load_params
     from pipeline.games import make_game
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game
+    from pipeline.plumbing.atomic import write_json
     from pipeline.sweeps import play, play_report
     from pipeline.sweeps.storage import open_storage
     from pipeline.sweeps.study import resolve_storage

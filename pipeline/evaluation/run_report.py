@@ -16,10 +16,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.config import NOT_SETTING, Params, dotted
 from pipeline.evaluation.experiments import Evaluation, ReportContext
 from pipeline.evaluation.sections import Plot, Section, plt
+from pipeline.plumbing.atomic import atomic_path, write_text
 
 
 def _png(figure) -> bytes:

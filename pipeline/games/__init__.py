@@ -11,13 +11,13 @@ from __future__ import annotations
 import inspect
 import re
 
-from pipeline.plumbing.clip import clip, quoted
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.connect.rules import ConnectGame
 from pipeline.games.contract import GameFault, check_contract
 from pipeline.games.kingdomino.compiled import CompiledKingdomino
 from pipeline.games.pig.rules import PigGame
 from pipeline.games.plugins import named_plugin, plugin_class, plugin_parts, registered_games
+from pipeline.plumbing.clip import clip, quoted
 
 _GAMES = {
     "tictactoe": lambda: ConnectGame("tictactoe", rows=3, cols=3, k=3, num_players=2, gravity=False),

@@ -20,9 +20,9 @@ import inspect
 import re
 from importlib.metadata import entry_points
 
-from pipeline.plumbing.clip import clip, quoted
 from pipeline.games.base import Game, half_an_ability
 from pipeline.games.contract import GameFault
+from pipeline.plumbing.clip import clip, quoted
 
 ENTRY_POINT_GROUP = "alphazero_pipeline.games"
 _PLUGIN = re.compile(r"^\s*([A-Za-z_][\w.]*):([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")

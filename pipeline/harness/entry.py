@@ -12,15 +12,15 @@ import threading
 from contextlib import contextmanager
 from functools import wraps
 
-from pipeline.plumbing.atomic import WriteError
-from pipeline.plumbing.clip import clip
 from pipeline.config import ConfigError
-from pipeline.plumbing.credentials import mask_passwords
 from pipeline.games import GameFault, IllegalMove
 from pipeline.harness.tracking import TrackingError
 from pipeline.jobs.replay import DataError
 from pipeline.matches import BackendError
 from pipeline.nets import CheckpointError, InferenceServerError
+from pipeline.plumbing.atomic import WriteError
+from pipeline.plumbing.clip import clip
+from pipeline.plumbing.credentials import mask_passwords
 from pipeline.plumbing.stores import StoreError
 from pipeline.plumbing.threads import use_threads
 

@@ -23,10 +23,10 @@ from concurrent.futures import Future
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from pipeline.plumbing import owners
 from pipeline.config import Params, dotted
-from pipeline.plumbing.credentials import mask_passwords
 from pipeline.nets import CheckpointError
+from pipeline.plumbing import owners
+from pipeline.plumbing.credentials import mask_passwords
 from pipeline.plumbing.stores import check_store, sqlite_file
 
 CHAMPION_ALIAS = "champion"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.plumbing.atomic import write_npz
 from pipeline.config import TrainParams
+from pipeline.plumbing.atomic import write_npz
 
 FIELDS = ("states", "policies", "values", "generations", "scores")  # scores: the score head's targets
 

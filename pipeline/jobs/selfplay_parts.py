@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.plumbing.atomic import write_npz
 from pipeline.jobs.replay import FIELDS, load_samples
 from pipeline.jobs.work_key import work_key
+from pipeline.plumbing.atomic import write_npz
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,6 @@ import pytorch_lightning as pl
 import torch
 from torch.utils.data import DataLoader
 
-from pipeline.plumbing.atomic import atomic_path
 from pipeline.config import TrainParams
 from pipeline.games.base import Symmetry
 from pipeline.jobs.replay import Augmented, merge_positions
@@ -25,6 +24,7 @@ from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.denormals import flush_denormals
 from pipeline.nets.module import AlphaZeroModule
 from pipeline.nets.senet import SENet
+from pipeline.plumbing.atomic import atomic_path
 from pipeline.plumbing.progress import interactive, log_line
 from pipeline.plumbing.threads import follow_free_cores
 

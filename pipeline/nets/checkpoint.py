@@ -20,11 +20,11 @@ from pathlib import Path
 import torch
 import yaml
 
-from pipeline.plumbing.atomic import write_bytes
 from pipeline.games import OPENSPIEL_PREFIX
 from pipeline.games.plugins import plugin_parts
 from pipeline.nets import CheckpointError
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.plumbing.atomic import write_bytes
 
 FORMAT = 1
 DIGEST_KEY = "weights_sha256"

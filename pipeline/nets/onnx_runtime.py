@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pipeline.plumbing.atomic import LEFTOVER, write_bytes
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.senet import SENet
+from pipeline.plumbing.atomic import LEFTOVER, write_bytes
 from pipeline.plumbing.threads import follow_free_cores
 
 INPUT = "planes"

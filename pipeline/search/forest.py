@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.plumbing.clip import quoted
 from pipeline.games.contract import GameFault
+from pipeline.plumbing.clip import quoted
 from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
 
 

@@ -17,11 +17,11 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from pipeline.plumbing.clip import quoted
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
 from pipeline.games.base import to_absolute
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
+from pipeline.plumbing.clip import quoted
 from pipeline.search.evaluator import Evaluator
 from pipeline.search.forest import Forest
 from pipeline.search.playouts import check_playouts, mix_playouts

@@ -11,8 +11,8 @@ import optuna
 import yaml
 from optuna.visualization import matplotlib as plots
 
-from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.config import PLAY_SHIPPED, Params
+from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.sweeps.play import CONFIRMED, figure, trial_scores
 from pipeline.sweeps.study import BASELINE, FINISHED
 from pipeline.sweeps.training_report import save_figure, shown

@@ -25,8 +25,8 @@ from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import FrozenTrial, TrialState
 
-from pipeline.plumbing import owners
 from pipeline.config import ConfigError
+from pipeline.plumbing import owners
 from pipeline.plumbing.credentials import mask_passwords
 from pipeline.plumbing.stores import store_scheme
 

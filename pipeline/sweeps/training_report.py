@@ -18,8 +18,8 @@ import optuna  # noqa: E402
 from optuna.visualization import matplotlib as plots  # noqa: E402
 from ruamel.yaml import YAML  # noqa: E402
 
-from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.config import Params, current_paths  # noqa: E402
+from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.plumbing.credentials import mask_passwords  # noqa: E402
 from pipeline.sweeps.confirmation import WITHOUT  # noqa: E402
 from pipeline.sweeps.study import BASELINE, CONFIRMED, FINISHED, VERSUS, best_trial, trial_params  # noqa: E402

@@ -22,9 +22,9 @@ from pipeline.config import Params, load_params
 from pipeline.harness.entry import sigterm_raises
 from pipeline.harness.tracking import log_to_run, set_run_status, settle_runs, sweep_parent_run
 from pipeline.plumbing.progress import progress_bar
+from pipeline.plumbing.threads import use_threads
 from pipeline.sweeps.storage import RUN_ID, fail_lost_trials
 from pipeline.sweeps.study import FINISHED, Objective, study_uid, sweep_trials, with_overrides
-from pipeline.plumbing.threads import use_threads
 
 RUNNING = (optuna.trial.TrialState.RUNNING,)
 POLL_SECONDS = 2  # how often a worker with nothing to start looks whether the others' trials ended
