@@ -8,7 +8,7 @@ import time
 import pytest
 import torch
 
-from pipeline.evaluation.throughput import _spin, with_load_figures
+from pipeline.jobs.throughput import _spin, with_load_figures
 from pipeline.plumbing import threads
 
 

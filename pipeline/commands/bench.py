@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
             parser.error(f"--games: {err}")
     if args.solver and not (args.solver / "Test_L1_R3").exists():
         parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
-    from pipeline.evaluation.throughput import (
+    from pipeline.jobs.throughput import (
         DEFAULT_GAMES,
         FULL,
         QUICK,
