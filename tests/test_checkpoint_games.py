@@ -9,9 +9,10 @@ import pytest
 import torch
 
 from pipeline.commands import analyse, match
+from pipeline.commands.networks import trusted_game
 from pipeline.games import make_game
 from pipeline.nets import CheckpointError
-from pipeline.nets.checkpoint import save_checkpoint, trusted_game
+from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.senet import NetworkShape, SENet
 
 ZEN = "Beautiful is better than ugly"

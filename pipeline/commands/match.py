@@ -33,7 +33,7 @@ import numpy as np
 from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
-from pipeline.commands.networks import add_params_argument, local_game, network_params
+from pipeline.commands.networks import add_params_argument, local_game, network_params, trusted_game
 from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
 from pipeline.games import make_game
 from pipeline.harness.entry import UsageError, entry_point
@@ -81,7 +81,7 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     after every argument's one-line error: their import takes seconds on a loaded machine."""
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
     if first_player.kind == NETWORK:
         first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions

@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING
 
 from pipeline import champions
 from pipeline.config import Params, TrackingParams, load_params, parse_params
-from pipeline.games import Game, make_game
+from pipeline.games import OPENSPIEL_PREFIX, Game, make_game
+from pipeline.games.plugins import plugin_parts
 from pipeline.harness.tracking import default_tracking_uri, download_champion
+from pipeline.nets import CheckpointError
 from pipeline.plumbing.clip import quoted
 
 if TYPE_CHECKING:
@@ -82,7 +84,7 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
 
 
 def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game  # torch: after the checks
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint  # torch: after the checks
 
     if spec:
         game = _game(parser, spec)
@@ -91,9 +93,23 @@ def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tupl
     return _game(parser, trusted_game(checkpoint_game(path), local_game(), path)), model
 
 
+def trusted_game(spec: str, given: str | None = None, path: Path | None = None) -> str:
+    """`spec`, read from checkpoint `path`, if building it imports no module the file chose: a built-in
+    game with options, an `openspiel:` game or an installed entry point's name (an unknown name is then
+    `make_game`'s own error). A `module:Class` spec would import and run that module, so it is refused
+    in one line unless the user gave the same spec (`given`: `--game`, or the game of the params.yaml the
+    command runs beside, which the user wrote)."""
+    if spec.startswith(OPENSPIEL_PREFIX) or plugin_parts(spec) is None or spec == given:
+        return spec  # make_game reads the prefix before a module:Class, as here
+    where = f"{path}: " if path is not None else ""
+    raise CheckpointError(
+        f"{where}the checkpoint's game {spec!r} names a module to import; pass --game {spec!r} to trust it"
+    )
+
+
 def local_game() -> str | None:
     """The game of the `params.yaml` a command runs beside, which its user wrote: a checkpoint naming
-    the same plugin game may import it (`nets/checkpoint.py`'s `trusted_game`)."""
+    the same plugin game may import it (`trusted_game`)."""
     try:
         return load_params("params.yaml").game if Path("params.yaml").is_file() else None
     except ValueError:

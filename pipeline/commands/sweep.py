@@ -132,10 +132,10 @@ def play_sweep(args) -> None:
     import optuna
 
     from pipeline import champions
-    from pipeline.commands.networks import local_game, network_params
+    from pipeline.commands.networks import local_game, network_params, trusted_game
     from pipeline.config import load_params
     from pipeline.games import make_game
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, trusted_game
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
     from pipeline.plumbing.atomic import write_json
     from pipeline.sweeps import play, play_report
     from pipeline.sweeps.storage import open_storage

@@ -4,7 +4,7 @@ and loading refuses a file that does not match what the caller expects.
 The weights' digest (`weights_sha256`) travels in the file, where whoever edits the weights can strip or
 rewrite it: it finds damage, not tampering. A shipped champion's digest is also on its card, outside the
 file, and loading the champion refuses weights that do not match it. A file's game spec is data too: a
-`module:Class` one is imported only when the user names it (`trusted_game`).
+`module:Class` one is imported only when the user names it (`commands/networks.py`'s `trusted_game`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 import torch
 import yaml
 
-from pipeline.games import OPENSPIEL_PREFIX
-from pipeline.games.plugins import plugin_parts
 from pipeline.nets import CheckpointError
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.plumbing.atomic import write_bytes
@@ -64,20 +62,6 @@ def checkpoint_game(path: Path) -> str:
     """The game spec a checkpoint was trained for (load it with `load_checkpoint` first for errors);
     pass it through `trusted_game` before `make_game`: it is what the file says."""
     return torch.load(path, map_location="cpu", weights_only=True)["game"]
-
-
-def trusted_game(spec: str, given: str | None = None, path: Path | None = None) -> str:
-    """`spec`, read from checkpoint `path`, if building it imports no module the file chose: a built-in
-    game with options, an `openspiel:` game or an installed entry point's name (an unknown name is then
-    `make_game`'s own error). A `module:Class` spec would import and run that module, so it is refused
-    in one line unless the user gave the same spec (`given`: `--game`, or the game of the params.yaml the
-    command runs beside, which the user wrote)."""
-    if spec.startswith(OPENSPIEL_PREFIX) or plugin_parts(spec) is None or spec == given:
-        return spec  # make_game reads the prefix before a module:Class, as here
-    where = f"{path}: " if path is not None else ""
-    raise CheckpointError(
-        f"{where}the checkpoint's game {spec!r} names a module to import; pass --game {spec!r} to trust it"
-    )
 
 
 def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShape | None = None) -> SENet:
