@@ -245,3 +245,12 @@ def test_dvc_exp_run_set_param_changes_only_the_line_it_sets(name, tmp_path):
     before, after = source.read_text().splitlines(), copy.read_text().splitlines()
     changed = [(old, new) for old, new in zip(before, after) if old != new]
     assert len(before) == len(after) and len(changed) == 1 and changed[0][1].startswith("seed: 12345"), changed[:3]
+
+
+def test_a_file_of_millions_of_values_under_the_size_cap_is_refused_by_its_count(tmp_path):
+    """A 4 MB list took 156 s and 1.6 GB to compose, then was blamed on aliases: it is refused by its
+    count of values, read from the parser's events and given up at the first excess."""
+    path = tmp_path / "params.yaml"
+    path.write_text("game: tictacmo\nx:\n" + "".join(f"  - {i}\n" for i in range(500_000)))
+    with pytest.raises(ConfigError, match=rf"^{path}: more than 100,000 values; expected a params file$"):
+        load_params(path)
