@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from pipeline.commands import bench
-from pipeline.evaluation import throughput
+from pipeline.jobs import throughput
 
 TINY = {"network_seconds": 0.05, "selfplay_batches": 1, "train_steps": 2, "move_seconds": 0.01}  # budgets
 
