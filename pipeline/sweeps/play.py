@@ -40,10 +40,10 @@ from pipeline.matches.arena import pairwise_score, seat_permutations
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.plumbing.owners import current as current_owner
+from pipeline.sweeps.confirmation import open_confirmation
 from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
 from pipeline.sweeps.study import BASELINE, STUDY_UID, param_value, suggest, with_overrides
 
-CONFIRM_SUFFIX = ":confirm"
 SCORES = "scores "  # user attr prefix: a trial's per-game pairwise scores against one opponent, in game order
 SETTING = "setting"  # confirmation unit: "shipped" or "trial N"
 VALUES = "values"  # confirmation unit: its setting's search values, by dotted path
@@ -210,16 +210,6 @@ def trial_scores(trial: optuna.trial.FrozenTrial) -> dict[str, list[float]]:
 
 
 # The confirmation.
-
-
-def open_confirmation(storage, name: str) -> optuna.Study:
-    return optuna.create_study(
-        study_name=name + CONFIRM_SUFFIX,
-        storage=storage,
-        load_if_exists=True,
-        direction="maximize",
-        pruner=optuna.pruners.NopPruner(),
-    )
 
 
 def candidates(study: optuna.Study, params: Params) -> list[tuple[str, dict]]:

@@ -9,13 +9,12 @@ from pathlib import Path
 
 import optuna
 import yaml
-from optuna.visualization import matplotlib as plots
 
 from pipeline.config import PLAY_SHIPPED, Params
 from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.sweeps.play import CONFIRMED, figure, trial_scores
 from pipeline.sweeps.study import BASELINE, FINISHED
-from pipeline.sweeps.training_report import save_figure, shown
+from pipeline.sweeps.training_report import shown, write_plots
 
 
 def search_block(params: Params, values: dict) -> str:
@@ -86,30 +85,6 @@ def trial_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
     return ["", "## Trials, strongest first", "", header, "|---" * (5 + len(paths)) + "|", *rows]
 
 
-def write_plots(study: optuna.Study, out: Path) -> list[tuple[str, str]]:
-    complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-    made = []
-
-    def add(name: str, caption: str, draw) -> None:
-        save_figure(draw(), out / name)
-        made.append((name, caption))
-
-    if complete:
-        add(
-            "history.png",
-            "Score of each complete trial and the best so far",
-            lambda: plots.plot_optimization_history(study),
-        )
-    if any(t.intermediate_values for t in study.trials):
-        add("rungs.png", "Score after each rung of games; pruned trials stop early",
-            lambda: plots.plot_intermediate_values(study))  # fmt: skip
-    if len(complete) >= 2 and complete[0].params:
-        add("importances.png", "Share of the score's variance each setting explains (fANOVA)",
-            lambda: plots.plot_param_importances(study))  # fmt: skip
-        add("slices.png", "Score against each setting", lambda: plots.plot_slice(study))
-    return made
-
-
 def write_report(study: optuna.Study, params: Params, network: str, out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     play = params.sweep.play
@@ -151,7 +126,7 @@ def write_report(study: optuna.Study, params: Params, network: str, out: Path) -
     if confirmed:
         lines += confirmation_lines(confirmed)
     lines += trial_lines(trials)
-    for name, caption in write_plots(study, out):
+    for name, caption in write_plots(study, out, "score", "rung of games", ()):
         lines += ["", f"![{caption}]({name})", "", f"*{caption}.*"]
     path = out / "report.md"
     write_text(path, "\n".join(lines) + "\n")

@@ -118,43 +118,48 @@ def save_figure(axes, path: Path) -> None:
     plt.close(figure)
 
 
-def write_plots(study: optuna.Study, out: Path) -> list[tuple[str, str]]:
-    """PNG files and captions; a plot that needs more finished trials than there are is left out."""
+def write_plots(
+    study: optuna.Study, out: Path, figure: str = "strength", steps: str = "generation", slices=PAPER_PARAMS
+) -> list[tuple[str, str]]:
+    """PNG files and captions; a plot that needs more finished trials than there are is left out.
+    `figure` names what a trial scores, `steps` what its intermediate values count, `slices` the params
+    sliced first (all tuned ones where none of them was)."""
     multi = len(study.directions) > 1
-    strength = {"target": (lambda t: t.values[0]), "target_name": "strength"} if multi else {}
+    target = {"target": (lambda t: t.values[0]), "target_name": figure} if multi else {}
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     tuned = list(study.best_trials[0].params) if complete else []
     made = []
+    name = figure.capitalize()
 
-    def add(name: str, caption: str, draw) -> None:
-        save_figure(draw(), out / name)
-        made.append((name, caption))
+    def add(file: str, caption: str, draw) -> None:
+        save_figure(draw(), out / file)
+        made.append((file, caption))
 
     if complete:
         add(
             "history.png",
-            "Strength of each complete trial and the best so far",
-            lambda: plots.plot_optimization_history(study, **strength),
+            f"{name} of each complete trial and the best so far",
+            lambda: plots.plot_optimization_history(study, **target),
         )
     if len(complete) >= 2 and tuned:
         add(
             "importances.png",
-            "Share of the strength's variance each parameter explains (fANOVA)",
-            lambda: plots.plot_param_importances(study, **strength),
+            f"Share of the {figure}'s variance each parameter explains (fANOVA)",
+            lambda: plots.plot_param_importances(study, **target),
         )
-        slices = [p for p in PAPER_PARAMS if p in tuned] or tuned
-        add("slices.png", "Strength against each paper parameter", lambda: plots.plot_slice(study, slices, **strength))
+        sliced = [p for p in slices if p in tuned] or tuned
+        add("slices.png", f"{name} against each parameter", lambda: plots.plot_slice(study, sliced, **target))
     if not multi and any(t.intermediate_values for t in study.trials):
         add(
             "intermediate.png",
-            "Strength after each generation; pruned trials stop early",
+            f"{name} after each {steps}; pruned trials stop early",
             lambda: plots.plot_intermediate_values(study),
         )
     if multi and complete:
         add(
             "pareto.png",
-            "Strength against wall seconds of self-play and training",
-            lambda: plots.plot_pareto_front(study, target_names=["strength", "seconds"]),
+            f"{name} against wall seconds of self-play and training",
+            lambda: plots.plot_pareto_front(study, target_names=[figure, "seconds"]),
         )
     return made
 
