@@ -88,6 +88,9 @@ def test_a_reader_that_stops_early_gets_no_traceback():
         (["match", "tictacmo", ""], "'': neither a checkpoint file nor a baseline"),
         (["match", "", "uct:4"], "'': neither a checkpoint file nor a shipped champion"),
         (["match", "uct:4", "random", "--game", "x" * 5000], "unknown game 'xxxxxxxx"),
+        (["match", "x" * 300, "random", "--game", "tictactoe"], "file name too long (at most 255 bytes a name)"),
+        (["match", "tictacmo", "y" * 300], "file name too long (at most 255 bytes a name)"),
+        (["export", "tictacmo", "z" * 300 + ".onnx"], "file name too long (at most 255 bytes a name)"),
     ],
 )
 def test_a_number_no_machine_can_use_is_one_error_line(argv, message, capsys):

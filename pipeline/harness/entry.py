@@ -5,6 +5,7 @@ re-runs no stage of a user's pipeline."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import signal
 import sys
@@ -91,6 +92,12 @@ def entry_point(main):
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
             print(f"error: {clip(mask_passwords(str(err), limit=4000), 300)}", file=sys.stderr)
+            sys.exit(1)
+        except OSError as err:
+            if err.errno != errno.ENAMETOOLONG:
+                raise
+            name = clip(str(err.filename), 60)  # a path's name over 255 bytes, given as a player, file or target
+            print(f"error: {name}: file name too long (at most 255 bytes a name)", file=sys.stderr)
             sys.exit(1)
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
