@@ -72,6 +72,18 @@ def test_analyse_refuses_a_checkpoint_whose_game_is_a_module_in_one_line(zen_che
     assert "this" not in sys.modules
 
 
+@pytest.mark.parametrize("command", ["export", "sweep"])
+def test_export_and_the_play_sweep_refuse_it_too(zen_checkpoint, capsys, command):
+    from pipeline.commands import export, sweep
+
+    argv = [str(zen_checkpoint), "zen.onnx"] if command == "export" else ["--play", str(zen_checkpoint)]
+    with pytest.raises(SystemExit) as exit:
+        (export if command == "export" else sweep).main(argv)
+    out, err = capsys.readouterr()
+    assert exit.value.code == 1 and ZEN not in out + err and "pass --game 'this:Zen' to trust it" in err
+    assert "this" not in sys.modules and not (zen_checkpoint.parent / "zen.onnx").exists()
+
+
 def test_match_uses_the_users_game_spec_when_given_with_game(zen_checkpoint, capsys):
     """The user vouched for the module: it is imported (and prints), then fails as not a game, one line."""
     with pytest.raises(SystemExit) as exit:

@@ -141,6 +141,7 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
         (["analyse", "tictacmo", "--simulations", "-1"], "error: --simulations: expected an integer of at least 0"),
         (["bench", "--batch", "0"], "error: --batch: expected a positive integer, got 0"),
         (["sweep", "--jobs", "0"], "error: --jobs: expected a positive integer, got 0"),
+        (["export", "tictacmo", "."], "error: .: is a folder; expected the ONNX file to write"),
         (["sweep", "--play", "tictacmo", "--trials", "0"], "error: --trials: expected a positive integer, got 0"),
     ],
 )

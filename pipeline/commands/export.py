@@ -14,7 +14,6 @@ from pathlib import Path
 from pipeline import champions
 from pipeline.commands.cli import command_parser
 from pipeline.harness.entry import entry_point
-from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
 from pipeline.plumbing.atomic import writable_target
 
 
@@ -27,7 +26,14 @@ def main(argv):
     if args.target.is_dir():
         parser.error(f"{args.target}: is a folder; expected the ONNX file to write")
     writable_target(args.target)  # a device or a named pipe there, refused before the export's work
-    model, game = export_checkpoint(champions.resolve(args.checkpoint), args.target)
+    from pipeline.commands.networks import local_game, trusted_game  # torch, after the arguments' errors
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+    from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
+
+    path = champions.resolve(args.checkpoint)
+    load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
+    spec = trusted_game(checkpoint_game(path), local_game(), path)  # a module the file names is not imported
+    model, game = export_checkpoint(path, args.target, spec)
     shape = " x ".join(map(str, game.observation_shape))
     print(f"{args.target}: {game.name}, {model.shape.blocks}x{model.shape.channels} SENet; "
           f"input {INPUT} (batch x {shape}), outputs {', '.join(OUTPUTS)}")  # fmt: skip

@@ -81,13 +81,14 @@ def _with_metadata(data: bytes, game) -> bytes:
     return graph.SerializeToString()
 
 
-def export_checkpoint(checkpoint: Path, target: Path) -> tuple[SENet, object]:
-    """Write `checkpoint`'s network as ONNX to `target` (atomically); return the network and its game."""
+def export_checkpoint(checkpoint: Path, target: Path, game_spec: str | None = None) -> tuple[SENet, object]:
+    """Write `checkpoint`'s network as ONNX to `target` (atomically); return the network and its game
+    (`game_spec`, else the one the file names: a caller that did not write the file vets it first)."""
     from pipeline.games import make_game
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
     model = load_checkpoint(checkpoint)
-    game = make_game(checkpoint_game(checkpoint))
+    game = make_game(game_spec or checkpoint_game(checkpoint))
     write_bytes(target, onnx_bytes(model.eval(), game))
     return model, game
 
