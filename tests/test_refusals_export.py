@@ -6,6 +6,7 @@ import stat
 import pytest
 
 from pipeline.commands import export
+from pipeline.nets import onnx_runtime
 
 
 @pytest.mark.parametrize("through_a_link", [False, True])
@@ -21,7 +22,7 @@ def test_export_to_a_named_pipe_is_one_line_before_any_work(tmp_path, capsys, mo
     def exported(*args):
         raise AssertionError("the export ran before its target was checked")
 
-    monkeypatch.setattr(export, "export_checkpoint", exported)
+    monkeypatch.setattr(onnx_runtime, "export_checkpoint", exported)
     with pytest.raises(SystemExit) as exit:
         export.main(["tictacmo", str(target)])
     assert exit.value.code == 1
