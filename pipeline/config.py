@@ -135,6 +135,7 @@ class SearchSettings(Section):
         le=2,
         description="first-play urgency (Lc0): an unvisited child's value is the parent's mean less this times"
         " the square root of the visited children's prior mass; 0 = the parent's mean",
+        repr=False,  # in a match's identity only when set (evaluation's spec_identity): older runs keep their games
     )
     parallel_leaves: Int = Field(
         1, ge=1, description="walkers a tree sends per evaluator call, under a virtual loss; 1 = one leaf at a time"

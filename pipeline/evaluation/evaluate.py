@@ -26,7 +26,8 @@ from pipeline.nets.senet import SENet
 
 def spec_identity(spec: AgentSpec) -> str:
     """What makes a player play the way it does: its recipe and, for networks, the weights' content."""
-    parts = [spec.name, spec.kind, repr(spec.play), repr(spec.search), str(spec.seed), str(spec.epsilon)]
+    search = repr(spec.search) + (f" fpu_reduction={spec.search.fpu_reduction}" if spec.search.fpu_reduction else "")
+    parts = [spec.name, spec.kind, repr(spec.play), search, str(spec.seed), str(spec.epsilon)]
     parts += [str(spec.hold_at), str(spec.depth)]
     if spec.network is not None:
         parts.append(weights_digest(spec.network[1]))
