@@ -8,8 +8,8 @@ the setting, so each setting's run is completed by its own report."""
 import json
 
 from pipeline.config import load_params
-from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.run_report import params_section, summary_metrics, write_report
+from pipeline.experiments import Evaluation
 from pipeline.games import make_game
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import setting_key, stage_metrics, stage_run, warm_up

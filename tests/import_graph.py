@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("pipeline", "stages")
+PACKAGES = ("pipeline", "stages", "alphazero_games")
 
 
 def module_file(name: str) -> Path | None:
@@ -75,10 +75,10 @@ def referenced_by(path: Path) -> frozenset[Path]:
 @cache
 def game_references() -> dict[str, frozenset[Path]]:
     """`players_of` and `experiments_of` -> the files of the modules the built-in games name for them."""
-    from pipeline.games import GAME_NAMES, make_game
+    from pipeline.games import game_names, make_game
     from pipeline.games.base import experiments_of, players_of
 
-    games = [make_game(name) for name in GAME_NAMES]
+    games = [make_game(name) for name in game_names()]
     references = {
         "players_of": [r for game in games for r in players_of(game).values()],
         "experiments_of": [r for game in games for r in experiments_of(game)],

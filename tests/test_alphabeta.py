@@ -3,8 +3,8 @@ game's rng, so a seed replays a match and different games differ; it refuses wha
 
 import pytest
 
+from alphazero_games.connect.players.alphabeta import AlphaBetaAgent
 from pipeline.games import make_game
-from pipeline.games.connect.players.alphabeta import AlphaBetaAgent
 from pipeline.matches.arena import play_games
 
 GAME = make_game("connect4")

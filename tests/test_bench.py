@@ -69,8 +69,8 @@ def test_an_unknown_game_is_one_error_line(capsys):
         bench.main(["--games", "tictacmo,kingdomino(players=4,fit=1),chess"])  # the comma in (...) stays
     line = capsys.readouterr().err.splitlines()[-1]
     assert line.endswith(
-        "bench: error: --games: unknown game 'chess'; expected one of tictactoe, tictacmo, connect4,"
-        " connect3x3, pig, kingdomino, openspiel:<game>, or module.path:ClassName"
+        "bench: error: --games: unknown game 'chess'; expected one of connect3x3, connect4, kingdomino,"
+        " pig, tictacmo, tictactoe, openspiel:<game>, or module.path:ClassName"
     )
 
 

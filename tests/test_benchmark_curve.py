@@ -9,13 +9,13 @@ import yaml
 from test_evaluate import networks, tiny_params
 from test_report import GATE, SELFPLAY, TRAIN
 
+from alphazero_games.connect.experiments.benchmark import BenchmarkResult
 from pipeline.evaluation.evaluate import run_evaluation
-from pipeline.evaluation.experiments import Evaluation
 from pipeline.evaluation.lineage import compute_before
 from pipeline.evaluation.run_report import write_report
 from pipeline.evaluation.strength_curve import cumulative_compute, curve
+from pipeline.experiments import Evaluation
 from pipeline.games import make_game
-from pipeline.games.connect.experiments.benchmark import BenchmarkResult
 from pipeline.jobs.replay import DataError
 
 
@@ -106,7 +106,7 @@ def write_run(folder, warm_start, generations: int) -> None:
 @pytest.mark.parametrize("warm_start", [None, "connect4"])
 def test_the_command_draws_a_run_folders_curve(tmp_path, capsys, warm_start):
     """From zero, or, for a run warm-started from a shipped champion, from the compute on its card."""
-    from pipeline.commands.benchmark_curve import main
+    from alphazero_games.connect.commands.benchmark_curve import main
 
     start = compute_before(warm_start)
     assert not warm_start or start["simulations"] > 0, "the connect4 card says what trained it"
@@ -164,7 +164,7 @@ def test_warm_starts_that_loop_count_zero_and_other_code_s_params_are_read(tmp_p
 
 
 def test_the_command_refuses_a_run_of_another_game_in_one_line(tmp_path, capsys):
-    from pipeline.commands import benchmark_curve
+    from alphazero_games.connect.commands import benchmark_curve
 
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump({"game": "tictacmo", "generations": [{"gen": 1, "prev": 0}]}))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.commands import COMMANDS
+from pipeline.commands import COMMANDS, brought_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,16 +31,21 @@ def test_every_command_module_is_listed():
 
 
 def test_help_lists_the_commands_one_line_each():
+    """The library's commands, then those the installed games bring (Connect-4's benchmarks), each with
+    the first sentence of its module's docstring."""
     done = pipeline_command("--help")
     assert (done.returncode, done.stderr) == (0, "")
     listed = [line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ")]
-    assert listed == list(COMMANDS)
+    assert listed == [*COMMANDS, *brought_commands()]
+    assert {"connect4_benchmark", "benchmark_curve"} <= set(brought_commands())
+    assert "  connect4_benchmark  Connect-4 mistakes of one network on Pons' test positions" in done.stdout
 
 
 def test_an_unknown_command_is_one_line_naming_them():
     done = pipeline_command("analyze")
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.splitlines() == [f"error: unknown command 'analyze'; expected one of: {', '.join(COMMANDS)}"]
+    names = ", ".join([*COMMANDS, *brought_commands()])
+    assert done.stderr.splitlines() == [f"error: unknown command 'analyze'; expected one of: {names}"]
 
 
 def test_a_command_gets_its_own_arguments():

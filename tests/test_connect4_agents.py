@@ -5,12 +5,12 @@ benchmark counts exactly the moves whose outcome is worse than the best."""
 import numpy as np
 import pytest
 
+from alphazero_games.connect.experiments.pons import mistake_rates, read_set
+from alphazero_games.connect.players.alphabeta import AlphaBetaAgent
+from alphazero_games.connect.players.perfect import PerfectConnect4Agent
+from alphazero_games.connect.positions import CONNECT4
+from alphazero_games.connect.solvers.connect4 import Connect4Solver
 from pipeline.games import make_game
-from pipeline.games.connect.experiments.pons import mistake_rates, read_set
-from pipeline.games.connect.players.alphabeta import AlphaBetaAgent
-from pipeline.games.connect.players.perfect import PerfectConnect4Agent
-from pipeline.games.connect.positions import CONNECT4
-from pipeline.games.connect.solvers.connect4 import Connect4Solver
 from pipeline.matches.arena import pairwise_score, play_games
 
 DATA = CONNECT4

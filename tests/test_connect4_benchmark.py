@@ -7,10 +7,10 @@ import json
 import pytest
 import torch
 
-from pipeline.commands.connect4_benchmark import main
+from alphazero_games.connect.commands.pons_benchmark import main
+from alphazero_games.connect.experiments.pons import mistake_rates
+from alphazero_games.connect.positions import CONNECT4
 from pipeline.games import make_game
-from pipeline.games.connect.experiments.pons import mistake_rates
-from pipeline.games.connect.positions import CONNECT4
 from pipeline.nets.checkpoint import save_checkpoint
 from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet

@@ -4,9 +4,10 @@ import io
 
 import pytest
 
-from pipeline.commands.solve import main, solve_connect4_lines
-from pipeline.games.connect.positions import CONNECT4
-from pipeline.games.connect.solvers.connect4 import Connect4Solver
+from alphazero_games.connect.commands.solve import solve_connect4_lines
+from alphazero_games.connect.positions import CONNECT4
+from alphazero_games.connect.solvers.connect4 import Connect4Solver
+from pipeline.commands.solve import main
 
 DATA = CONNECT4
 

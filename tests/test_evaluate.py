@@ -3,10 +3,10 @@ from the cache (an interrupted or extended evaluation replays none), ratings cov
 
 import torch
 
+from alphazero_games.connect.positions import CONNECT4
 from pipeline.config import parse_params
 from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.games import make_game
-from pipeline.games.connect.positions import CONNECT4
 from pipeline.nets.senet import NetworkShape, SENet
 
 DATA = CONNECT4

@@ -11,7 +11,7 @@ from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 
 RULES = '''
-from pipeline.games.connect.rules import ConnectGame
+from alphazero_games.connect.rules import ConnectGame
 
 
 class FourInARow(ConnectGame):
@@ -90,7 +90,7 @@ def test_an_installed_packages_entry_point_names_a_game(rules, monkeypatch):
     (info / "entry_points.txt").write_text("[alphazero_pipeline.games]\nfour = my_rules:FourInARow\n")
     game = make_game("four(rows=6,cols=7)")
     assert game.name == "four(rows=6,cols=7)" and game.num_actions == 7
-    with pytest.raises(ValueError, match="expected one of tictactoe, .*, four, openspiel"):
+    with pytest.raises(ValueError, match="expected one of connect3x3, .*, tictactoe, four, openspiel"):
         make_game("five")
 
 
@@ -148,7 +148,7 @@ def test_a_player_the_game_does_not_bring_is_one_line(rules, game, kind, line):
 
 
 def test_an_experiment_that_is_not_one_is_one_line(rules):
-    from pipeline.evaluation.experiments import experiments_for
+    from pipeline.experiments import experiments_for
 
     with pytest.raises(
         ValueError, match="^my_rules:LeftmostFour's experiments: <function leftmost .* is not an Experiment"

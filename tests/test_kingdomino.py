@@ -6,8 +6,8 @@ import random
 import numpy as np
 import pytest
 
+from alphazero_games.kingdomino.rules import DOMINO_CROWNS, DOMINO_TERRAINS, TERRAINS, KingdominoGame
 from pipeline.games import IllegalMove, make_game
-from pipeline.games.kingdomino.rules import DOMINO_CROWNS, DOMINO_TERRAINS, TERRAINS, KingdominoGame
 from pipeline.games.values import SCHEMES, terminal_value
 from pipeline.search.tree_kernels import CHANCE
 

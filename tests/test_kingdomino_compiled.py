@@ -8,10 +8,10 @@ import random
 import numpy as np
 import pytest
 
+from alphazero_games.kingdomino.compiled import CompiledKingdomino
+from alphazero_games.kingdomino.rules import KingdominoGame
 from pipeline.config import ValueParams
 from pipeline.games import make_game
-from pipeline.games.kingdomino.compiled import CompiledKingdomino
-from pipeline.games.kingdomino.rules import KingdominoGame
 from pipeline.search.playouts import greedy_outcomes, greedy_playout
 
 # (players, size, middle, harmony, fit): every player count, the Mighty Duel, each bonus, the fit planes

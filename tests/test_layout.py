@@ -24,18 +24,18 @@ FLOORS = {
     "pipeline/search": 2,
     "pipeline/nets": 2,
     "pipeline/champions": 2,
-    "pipeline/games/connect/solvers": 2,  # a game's folder holds its pieces at their own floors
-    "pipeline/games/pig/solver.py": 2,
+    "alphazero_games/connect/solvers": 2,  # a game's folder holds its pieces at their own floors
+    "alphazero_games/pig/solver.py": 2,
     "pipeline/agents": 3,
-    "pipeline/games/connect/players": 3,
-    "pipeline/games/pig/players.py": 3,
+    "alphazero_games/connect/players": 3,
+    "alphazero_games/pig/players.py": 3,
     "pipeline/matches": 4,
     "pipeline/jobs": 5,
     "pipeline/harness": 6,
     "pipeline/evaluation": 7,
     "pipeline/sweeps": 7,
-    "pipeline/games/connect/experiments": 7,
-    "pipeline/games/pig/oracle.py": 7,
+    "alphazero_games/connect/experiments": 7,
+    "alphazero_games/pig/oracle.py": 7,
     "pipeline/commands": 8,
     "pipeline/__main__.py": 8,
     "stages": 8,
@@ -82,13 +82,13 @@ def test_every_module_has_a_floor():
 
 
 def in_a_game_folder(path: str) -> bool:
-    """A piece of one game (`pipeline/games/connect/players/alphabeta.py`), not the games' shared modules."""
+    """A piece of one game (`alphazero_games/connect/players/alphabeta.py`), not the games' shared modules."""
     return path.startswith("pipeline/games/") and len(Path(path).relative_to("pipeline/games").parts) > 1
 
 
 def test_no_module_imports_a_higher_floor_or_sideways():
     """A game's piece may also import the rooms of its own floor, whose interface it implements (a
-    player `agents/base.py`'s `Agent`, an experiment `evaluation/experiments/base.py`'s)."""
+    player `agents/base.py`'s `Agent`, an experiment `experiments/base.py`'s)."""
     wrong = []
     for importer, line, imported in imports():
         here, there = room(ROOT / importer), room(ROOT / imported)
@@ -249,10 +249,10 @@ GAMES = ROOT / "pipeline" / "games"
 def game_folders() -> dict[str, str]:
     """Each built-in game's name and each class of its rules (games and states), by the folder under
     pipeline/games/ that holds them: `{"connect4": "connect", "PigGame": "pig", ...}`."""
-    from pipeline.games import GAME_NAMES, make_game
+    from pipeline.games import game_names, make_game
 
     folders = {}
-    for name in GAME_NAMES:
+    for name in game_names():
         module = type(make_game(name)).__module__.split(".")
         folders[name] = module[2]
     for path in GAMES.glob("*/*.py"):
@@ -304,13 +304,13 @@ def test_the_games_players_and_experiments_are_found():
     """Every reference a built-in game gives for its own players and experiments imports, so a typo in
     one is a failing test here, not an error in a worker halfway through an evaluation."""
     from pipeline.agents.spec import KINDS, OFFERED_KINDS
-    from pipeline.evaluation.experiments import Experiment, experiments_for
-    from pipeline.games import GAME_NAMES, make_game
+    from pipeline.experiments import Experiment, experiments_for
+    from pipeline.games import game_names, make_game
     from pipeline.games.base import players_of
     from pipeline.games.plugins import load_reference
 
     brought = set()
-    for name in GAME_NAMES:
+    for name in game_names():
         game = make_game(name)
         for kind, reference in players_of(game).items():
             assert kind in KINDS and callable(load_reference(name, reference)), (name, kind)

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from pipeline.commands import match
-from pipeline.games import GAME_NAMES, GameFault, make_game
+from pipeline.games import GameFault, game_names, make_game
 from pipeline.games.contract import check_contract
 from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
 
-RULES = '''
+RULES = """
 import numpy as np
 
-from pipeline.games.connect.rules import ConnectGame
+from alphazero_games.connect.rules import ConnectGame
 
 
 class Four(ConnectGame):
@@ -68,7 +68,7 @@ class RaisingInit(Four):
 class RandomStep(Four):
     def step(self, state, action, rng=None):
         return super().step(state, int(np.random.default_rng().choice(np.flatnonzero(self.legal_mask(state)))))
-'''
+"""
 
 
 @pytest.fixture
@@ -134,6 +134,6 @@ def test_search_on_a_game_that_slips_past_the_check_stops_with_one_line(rules, n
             BatchedSearch(game, UniformEvaluator(game), SearchConfig()).run(forest, [slot], 32)
 
 
-@pytest.mark.parametrize("name", [*GAME_NAMES, "kingdomino(players=2)", "pig(players=3,goal=20)"])
+@pytest.mark.parametrize("name", [*game_names(), "kingdomino(players=2)", "pig(players=3,goal=20)"])
 def test_every_built_in_game_passes_the_check(name):
     check_contract(make_game(name))

@@ -5,10 +5,10 @@ import random
 import numpy as np
 import pytest
 
+from alphazero_games.pig.rules import HOLD, ROLL, PigGame
+from alphazero_games.pig.solver import hold_thresholds, solve_pig
 from pipeline.commands.solve import main
 from pipeline.games import IllegalMove
-from pipeline.games.pig.rules import HOLD, ROLL, PigGame
-from pipeline.games.pig.solver import hold_thresholds, solve_pig
 
 pyspiel = pytest.importorskip("pyspiel")
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from pipeline.games.pig.players import hold_at_rolls, network_rolls, optimal_rolls
-from pipeline.games.pig.rules import ROLL, PigGame, PigState
-from pipeline.games.pig.solver import match_win_probability, solve_pig
+from alphazero_games.pig.players import hold_at_rolls, network_rolls, optimal_rolls
+from alphazero_games.pig.rules import ROLL, PigGame, PigState
+from alphazero_games.pig.solver import match_win_probability, solve_pig
 from pipeline.nets.senet import NetworkShape, SENet
 
 

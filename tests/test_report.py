@@ -5,12 +5,12 @@ its JSON unchanged."""
 import json
 import re
 
-from pipeline.evaluation.experiments import Evaluation
-from pipeline.evaluation.experiments.fig3 import Fig3Result
-from pipeline.evaluation.experiments.ratings import RatingsResult
+from alphazero_games.pig.oracle import PigOracleResult
 from pipeline.evaluation.run_report import champion_generation, summary_metrics, write_report
+from pipeline.experiments import Evaluation
+from pipeline.experiments.fig3 import Fig3Result
+from pipeline.experiments.ratings import RatingsResult
 from pipeline.games import make_game
-from pipeline.games.pig.oracle import PigOracleResult
 
 SELFPLAY = [{"games_per_s": 10.0 + g, "simulations_per_s": 2000.0 + g} for g in range(3)]
 TRAIN = [

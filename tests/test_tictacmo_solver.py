@@ -9,9 +9,9 @@ import random
 import numpy as np
 import pytest
 
+from alphazero_games.connect.solvers.tictacmo import LINES, TIE_BREAKS, TRANSFORMS, TicTacMoSolver, solve_tictacmo
 from pipeline.commands.solve import main as solve_main
 from pipeline.games import make_game
-from pipeline.games.connect.solvers.tictacmo import LINES, TIE_BREAKS, TRANSFORMS, TicTacMoSolver, solve_tictacmo
 
 GAME = make_game("tictacmo")
 X_WINS, O_WINS, A_WINS, DRAW = ([1, -1, -1], [-1, 1, -1], [-1, -1, 1], [0, 0, 0])

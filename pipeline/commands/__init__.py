@@ -1,16 +1,21 @@
 """The command lines: `python -m pipeline <command> [args]`, one module here per command, each with a
-`main(argv)` that parses its arguments, calls the library and prints. Nothing in the library imports
-this package; the DVC stages share its `cli.py`."""
+`main(argv)` that parses its arguments, calls the library and prints. A game's package may bring
+commands of its own (`connect4_benchmark`), registered in the entry-point group
+`alphazero_pipeline.commands` as `name = "module.path:main"`. Nothing in the library imports this
+package; the DVC stages share its `cli.py`."""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import importlib
+import importlib.util
 import io
 import os
 import signal
 import sys
+from importlib.metadata import entry_points
 
 from pipeline.config import load_params
 from pipeline.harness.entry import entry_point
@@ -19,10 +24,8 @@ COMMANDS = {  # name: one line for `python -m pipeline --help`
     "analyse": "what a network thinks of positions read from standard input",
     "play": "play a network, UCT or random players in the terminal",
     "match": "head-to-head: a network against another network or a baseline",
-    "solve": "exact solutions: Pig by value iteration, Connect-4 and Tic-Tac-Mo positions",
+    "solve": "exact solutions from the games that bring a solver: pig, connect4, tictacmo",
     "bench": "throughput of the network, search, self-play and training",
-    "connect4_benchmark": "Connect-4 mistakes of one network on Pons' test positions",
-    "benchmark_curve": "Connect-4 mistakes of every generation of a run, against the compute spent",
     "sweep": "an Optuna study of the search params, and its report",
     "champions": "the shipped champions, one line each",
     "compare": "the pipeline runs of an MLflow experiment side by side: params that differ, curves",
@@ -30,10 +33,32 @@ COMMANDS = {  # name: one line for `python -m pipeline --help`
 }
 
 
+COMMAND_GROUP = "alphazero_pipeline.commands"
+
+
+def brought_commands() -> dict[str, str]:
+    """The commands installed packages bring (the project's games' included): name -> `module:main`;
+    a library command's name is never taken."""
+    return {p.name: p.value for p in entry_points(group=COMMAND_GROUP) if p.name not in COMMANDS}
+
+
+def first_line(reference: str) -> str:
+    """The first sentence of the docstring of the module `reference` names, read without importing it
+    (a game's command imports torch)."""
+    spec = importlib.util.find_spec(reference.partition(":")[0].strip())
+    try:
+        doc = ast.get_docstring(ast.parse(open(spec.origin, encoding="utf-8").read())) or ""  # noqa: SIM115
+    except (AttributeError, TypeError, OSError, SyntaxError, UnicodeDecodeError):
+        return "(its module cannot be read)"
+    return " ".join(doc.split("\n\n")[0].split()).split(": ")[0].rstrip(".")
+
+
 def usage() -> str:
-    width = max(map(len, COMMANDS))
+    brought = {name: first_line(reference) for name, reference in brought_commands().items()}
+    listed = {**COMMANDS, **brought}
+    width = max(map(len, listed))
     lines = ["usage: python -m pipeline <command> [args]   (python -m pipeline <command> --help: its own)", ""]
-    return "\n".join(lines + ["commands:"] + [f"  {name:<{width}}  {line}" for name, line in COMMANDS.items()])
+    return "\n".join(lines + ["commands:"] + [f"  {name:<{width}}  {line}" for name, line in listed.items()])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -43,13 +68,15 @@ def main(argv: list[str] | None = None) -> None:
     if argv and argv[0] in ("-h", "--help"):
         print(usage())
         return
-    if not argv or argv[0] not in COMMANDS:
+    brought = brought_commands() if not argv or argv[0] not in COMMANDS else {}
+    if not argv or argv[0] not in {**COMMANDS, **brought}:
         what = f"unknown command {argv[0]!r}" if argv else "no command given"
-        print(f"error: {what}; expected one of: {', '.join(COMMANDS)}", file=sys.stderr)
+        print(f"error: {what}; expected one of: {', '.join([*COMMANDS, *brought])}", file=sys.stderr)
         sys.exit(2)
     check_params(argv[1:])
+    module, _, function = brought.get(argv[0], f"{__name__}.{argv[0]}:main").partition(":")
     try:
-        importlib.import_module(f"{__name__}.{argv[0]}").main(argv[1:])
+        getattr(importlib.import_module(module.strip()), function.strip())(argv[1:])
         sys.stdout.flush()
     except BrokenPipeError:  # `... | head -1` stopped reading: stop quietly, as `yes | head -1` does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's own flush at exit too

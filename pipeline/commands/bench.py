@@ -21,34 +21,12 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from pathlib import Path
 from typing import get_args
 
-import numpy as np
-
 from pipeline.commands.cli import command_parser, out_of_range
-from pipeline.config import MAX_GAMES, MAX_SIDE_BY_SIDE, MAX_WORKERS, Device, SearchSettings
+from pipeline.config import MAX_SIDE_BY_SIDE, MAX_WORKERS, Device, SearchSettings
 
 PRECISIONS = get_args(SearchSettings.model_fields["precision"].annotation)  # the schema's, without torch
-
-
-def solver_figures(data: Path, per_set: int) -> dict[str, dict[str, float]]:
-    """Connect-4 solver: mean and max seconds per position on the first `per_set` lines of each set."""
-    from pipeline.games.connect.solvers.connect4 import Connect4Solver
-
-    solver = Connect4Solver()
-    solver.solve("2252576253462244111563365343671351441")  # compile
-    figures = {}
-    for name in ("Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"):
-        times, wrong = [], 0
-        for line in (data / name).read_text().splitlines()[:per_set]:
-            moves, score = line.split()
-            started = time.perf_counter()
-            wrong += solver.solve(moves) != int(score)
-            times.append(time.perf_counter() - started)
-        figures[name] = {"positions": len(times), "mean_s": float(np.mean(times)), "max_s": max(times), "wrong": wrong}
-    return figures
 
 
 def _table(figures: dict) -> str:
@@ -62,7 +40,6 @@ def _table(figures: dict) -> str:
             rows.append((key, str(value)))
     width = max(len(r[0]) for r in rows)
     return "\n".join(f"{a:<{width}}  {b:>14}" for a, b in rows)
-
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -93,14 +70,9 @@ def main(argv: list[str] | None = None) -> None:
         " connect4, kingdomino(players=4,fit=1)",
     )
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
-    parser.add_argument(
-        "--solver", type=Path, metavar="DIR", help="instead: Connect-4 solver times on the test sets in DIR"
-    )
-    parser.add_argument("--positions", type=int, default=20, help="with --solver: positions per set")
     args = parser.parse_args(argv)
     if problem := (
         out_of_range(1, MAX_SIDE_BY_SIDE, {"--batch": args.batch})
-        or out_of_range(1, MAX_GAMES, {"--positions": args.positions})
         or out_of_range(0, MAX_WORKERS, {"--threads": args.threads})
     ):
         parser.error(problem)
@@ -112,8 +84,6 @@ def main(argv: list[str] | None = None) -> None:
             make_game(name)
         except ValueError as err:
             parser.error(f"--games: {err}")
-    if args.solver and not (args.solver / "Test_L1_R3").exists():
-        parser.error(f"--solver: {args.solver} does not hold the Connect-4 test sets (Test_L1_R1 ... Test_L3_R1)")
     from pipeline.jobs.throughput import (
         DEFAULT_GAMES,
         FULL,
@@ -135,9 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         "games": games or list(DEFAULT_GAMES),
         "networks": args.networks,
     }
-    if args.solver:
-        figures = solver_figures(args.solver, args.positions)
-    elif args.load:
+    if args.load:
         quiet = run(**budgets)
         with busy_process():
             figures = with_load_figures(quiet, run(**budgets))

@@ -1,4 +1,4 @@
-"""The `evaluate` stage's experiments (`pipeline/evaluation/experiments/`), each switched on and budgeted in
+"""The `evaluate` stage's experiments (`pipeline/experiments/`), each switched on and budgeted in
 `params.yaml` (`evaluate:`).
 
 Every experiment plans its matches (agents, seatings); all matches not found in the match cache are
@@ -15,8 +15,8 @@ import numpy as np
 from pipeline import seeds
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.evaluation.experiments import Evaluation, experiments_for
-from pipeline.evaluation.experiments.base import Plan, PlannedMatch, Setting
+from pipeline.experiments import Evaluation, experiments_for
+from pipeline.experiments.base import Plan, PlannedMatch, Setting
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.cache import MatchCache
 from pipeline.matches.workers import Workers, play_matches

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.evaluation.run_report import write_pages
-from pipeline.evaluation.sections import Plot, Section, plt
+from pipeline.experiments.sections import Plot, Section, plt
 from pipeline.harness.tracking import (
     DVC_EXPERIMENT,
     DVC_EXPERIMENT_COMMIT,

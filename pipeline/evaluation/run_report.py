@@ -2,7 +2,7 @@
 PNG plots (which `dvc plots show` also shows: images need no script from the internet, vega plots do),
 and the few headline numbers `dvc metrics show` prints.
 
-The training section is drawn here; every experiment draws its own (`pipeline/evaluation/experiments/`),
+The training section is drawn here; every experiment draws its own (`pipeline/experiments/`),
 left out when it did not run, so the same report serves every game. Every plot's caption says what it
 measures and at what budget.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from pipeline.config import NOT_SETTING, Params, dotted
-from pipeline.evaluation.experiments import Evaluation, ReportContext
-from pipeline.evaluation.sections import Plot, Section, plt
+from pipeline.experiments import Evaluation, ReportContext
+from pipeline.experiments.sections import Plot, Section, plt
 from pipeline.plumbing.atomic import atomic_path, write_text
 
 
@@ -166,7 +166,7 @@ def write_report(
     preface: tuple[Section, ...] = (),
 ) -> list[Path]:
     """Write report.html, report.md and a PNG per plot under `out`; return the paths: the `preface`
-    (the run's params), the training section, then each experiment's (`pipeline/evaluation/experiments/`).
+    (the run's params), the training section, then each experiment's (`pipeline/experiments/`).
     `start`: the compute behind generation 0."""
     context = ReportContext(game, selfplay, train, gate, start)
     sections = [*preface, training_section(game, selfplay, train, gate), *evaluation.sections(context)]

@@ -154,7 +154,7 @@ def players_of(game) -> dict[str, str]:
 @runtime_checkable
 class BringsExperiments(Protocol):
     """A game with evaluation experiments of its own (Connect-4's alpha-beta table and Pons' benchmark,
-    Pig's oracle): each written `module.path:NAME`, NAME an `Experiment` (`evaluation/experiments/base.py`)
+    Pig's oracle): each written `module.path:NAME`, NAME an `Experiment` (`experiments/base.py`)
     whose section of `params.evaluate` switches it; strings, for the same reason as `BringsPlayers`."""
 
     def experiments(self) -> tuple[str, ...]: ...
@@ -162,6 +162,19 @@ class BringsExperiments(Protocol):
 
 def experiments_of(game) -> tuple[str, ...]:
     return game.experiments() if offers(game, BringsExperiments) else ()
+
+
+@runtime_checkable
+class BringsSolver(Protocol):
+    """A game with an exact solver of its own, run by `python -m pipeline solve GAME [options]`: written
+    `module.path:main`, `main(game, argv)` parsing the solver's own options; None where this variant
+    has none (Connect-4 and Tic-Tac-Mo do, Connect 3x3 does not). A string, as `BringsPlayers`'."""
+
+    def solver(self) -> str | None: ...
+
+
+def solver_of(game) -> str | None:
+    return game.solver() if offers(game, BringsSolver) else None
 
 
 ABILITIES = (
@@ -174,6 +187,7 @@ ABILITIES = (
     ReadsDraws,
     BringsPlayers,
     BringsExperiments,
+    BringsSolver,
 )
 
 

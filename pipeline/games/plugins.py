@@ -1,12 +1,13 @@
 """Games from outside the package, used like the built-in ones everywhere a game spec is read
 (params.yaml, `play`, `match`, `analyse`, `bench`, sweeps, workers and Ray tasks):
 
-- `module.path:ClassName` or `module.path:ClassName(size=4)`: the class is imported from the module
-  (found on Python's path: the project folder a stage runs in, or an installed package) and built with
-  the options as integer keyword arguments, as Gymnasium's `entry_point="pkg.module:Class"` names one;
+- `module.path:ClassName` or `module.path:ClassName(size=4)`: the class (or a function that returns a
+  game) is imported from the module (found on Python's path: the project folder a stage runs in, or an
+  installed package) and built with the options as integer keyword arguments, as Gymnasium's
+  `entry_point="pkg.module:Class"` names one;
 - a name an installed package registers in the entry-point group `alphazero_pipeline.games`
   (`[project.entry-points."alphazero_pipeline.games"] mygame = "mypkg.rules:MyGame"`), then written as
-  `mygame` or `mygame(size=4)`, as the built-in names are.
+  `mygame` or `mygame(size=4)`. The project's own games (`alphazero_games`) are registered so too.
 
 A plugin game's `name` is set to its spec, so a worker process, a checkpoint check or a Ray task
 rebuilds exactly the same game from it. A bad spec is one line: the module, the class or what the
@@ -19,12 +20,14 @@ import importlib
 import inspect
 import re
 from importlib.metadata import entry_points
+from typing import NamedTuple
 
 from pipeline.games.base import Game, half_an_ability
 from pipeline.games.contract import GameFault
 from pipeline.plumbing.clip import clip, quoted
 
 ENTRY_POINT_GROUP = "alphazero_pipeline.games"
+DISTRIBUTION = "alphazero-pipeline"  # this project: the games it ships are tested by its suite
 _PLUGIN = re.compile(r"^\s*([A-Za-z_][\w.]*):([A-Za-z_]\w*)\s*(?:\((.*)\))?\s*$")
 # What a class must have to be a game: the contract's methods (checked on the class) and its sizes
 # (checked on the game built, since most games set them in __init__).
@@ -38,14 +41,31 @@ def plugin_parts(spec: str) -> tuple[str, str, str | None] | None:
     return None if match is None else (match.group(1), match.group(2), match.group(3))
 
 
-def registered_games() -> dict[str, str]:
-    """Installed packages' games: entry-point name -> `module:Class`."""
-    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+class Registered(NamedTuple):
+    """A registered game: where it is built from, and whether this project ships it."""
+
+    module: str
+    attribute: str
+    shipped: bool
 
 
-def plugin_class(spec: str, module_name: str, class_name: str) -> type:
-    """The class `module_name.class_name`, refused in one line unless it has the contract's methods."""
+def registered_games() -> dict[str, Registered]:
+    """Installed packages' games, this project's own included: entry-point name -> where it is built
+    from. Read afresh at each call (about 3 ms), so a package installed while a notebook runs is found."""
+    found = {}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        module, _, attribute = point.value.partition(":")
+        shipped = point.dist is not None and point.dist.name.replace("_", "-").lower() == DISTRIBUTION
+        found.setdefault(point.name, Registered(module.strip(), attribute.strip(), shipped))
+    return found
+
+
+def plugin_class(spec: str, module_name: str, class_name: str):
+    """The class (or game factory) `module_name.class_name`, refused in one line unless a class has the
+    contract's methods (a factory's game is checked by `named_plugin`)."""
     cls = getattr(_module(f"game {quoted(spec)}", module_name), class_name, None)
+    if inspect.isfunction(cls):
+        return cls
     if not inspect.isclass(cls):
         raise ValueError(f"game {quoted(spec)}: module {module_name} has no class {class_name}")
     if missing := [method for method in METHODS if not callable(getattr(cls, method, None))]:
@@ -76,7 +96,9 @@ def _module(owner: str, module_name: str):
 
 
 def named_plugin(spec: str, game) -> Game:
-    """A plugin class's game, refused in one line unless it has the contract's sizes, named `spec`."""
+    """A plugin's game, refused in one line unless it has the contract's methods and sizes, named `spec`."""
+    if missing := [method for method in METHODS if not callable(getattr(game, method, None))]:
+        raise ValueError(f"game {quoted(spec)}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
     if missing := [size for size in SIZES if not hasattr(game, size)]:
         raise ValueError(f"game {quoted(spec)}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
     if half := half_an_ability(game):

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.games.kingdomino import rule_kernels as kernels
-from pipeline.games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
+from alphazero_games.kingdomino import rule_kernels as kernels
+from alphazero_games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
 from pipeline.games.values import pairwise_points
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
@@ -120,3 +120,8 @@ class CompiledKingdomino(KingdominoGame):
         planes = np.zeros((len(states), self.observation_shape[0], self.grid * self.grid), dtype=np.float32)
         kernels.encode(kingdoms, headers, _FEATURES, *self._flags, self.fit, self.row_length, planes)
         return planes.reshape(len(states), *self.observation_shape)
+
+
+def kingdomino(players: int = 4, size: int = 5, middle: int = 0, harmony: int = 0, fit: int = 0) -> CompiledKingdomino:
+    """The registered game (pyproject.toml's `alphazero_pipeline.games`): `kingdomino(players=2)`."""
+    return CompiledKingdomino(players, size, middle, harmony, fit)

@@ -9,9 +9,9 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from alphazero_games.pig.rules import HOLD, ROLL, PigGame, PigState
+from alphazero_games.pig.solver import solve_pig
 from pipeline.agents.base import PositionAgent
-from pipeline.games.pig.rules import HOLD, ROLL, PigGame, PigState
-from pipeline.games.pig.solver import solve_pig
 from pipeline.nets.senet import SENet
 
 

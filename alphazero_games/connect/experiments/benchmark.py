@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from alphazero_games.connect.experiments.pons import mistake_rates, positions_dir, resolve_files
 from pipeline.agents.recipes import search_config
 from pipeline.config import BenchmarkParams
-from pipeline.evaluation.experiments.base import Experiment, Plan, ReportContext, Setting
-from pipeline.evaluation.sections import Plot, Section, plt
 from pipeline.evaluation.strength_curve import cached_score, cumulative_compute, curve
-from pipeline.games.connect.experiments.pons import mistake_rates, positions_dir, resolve_files
+from pipeline.experiments.base import Experiment, Plan, ReportContext, Setting
+from pipeline.experiments.sections import Plot, Section, plt
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet

@@ -27,9 +27,9 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from alphazero_games.connect.rules import ConnectState
 from pipeline.games import make_game
 from pipeline.games.base import win_loss_scores
-from pipeline.games.connect.rules import ConnectState
 
 ROWS, COLS, SEATS = 3, 5, 3
 CELLS = ROWS * COLS

@@ -10,8 +10,8 @@ from pipeline.agents.names import BASELINES, baseline_spec, parse_player
 from pipeline.agents.recipes import head_to_head_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError
-from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.evaluation.sections import Plot, Section, plt
+from pipeline.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.experiments.sections import Plot, Section, plt
 from pipeline.matches.arena import mixed_seatings, pairwise_outcomes
 from pipeline.matches.bradley_terry import fit_bradley_terry, pairwise_results
 from pipeline.nets.checkpoint import weights_digest

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from pipeline.games.kingdomino.rules import CASTLE, DOMINO_CROWNS, DOMINO_TERRAINS
+from alphazero_games.kingdomino.rules import CASTLE, DOMINO_CROWNS, DOMINO_TERRAINS
 
 TABLE_TERRAINS = DOMINO_TERRAINS.astype(np.int64)
 TABLE_CROWNS = DOMINO_CROWNS.astype(np.int64)

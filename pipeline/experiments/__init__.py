@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipeline.evaluation.experiments import fig3, ratings
-from pipeline.evaluation.experiments.base import Experiment, ReportContext, Result
-from pipeline.evaluation.sections import Section
+from pipeline.experiments import fig3, ratings
+from pipeline.experiments.base import Experiment, ReportContext, Result
+from pipeline.experiments.sections import Section
 from pipeline.games.base import experiments_of
 from pipeline.games.plugins import load_reference
 
@@ -22,9 +22,7 @@ def experiments_for(game) -> list[Experiment]:
     `Experiment`."""
     own = [load_reference(f"{game.name}'s experiment", reference) for reference in experiments_of(game)]
     if strangers := [repr(e) for e in own if not isinstance(e, Experiment)]:
-        raise ValueError(
-            f"{game.name}'s experiments: {strangers[0][:80]} is not an Experiment (evaluation/experiments/base.py)"
-        )
+        raise ValueError(f"{game.name}'s experiments: {strangers[0][:80]} is not an Experiment (experiments/base.py)")
     return [*EXPERIMENTS, *own]
 
 

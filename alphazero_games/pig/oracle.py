@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from alphazero_games.pig.players import hold_at_rolls, network_rolls, optimal_rolls
+from alphazero_games.pig.rules import PigGame
+from alphazero_games.pig.solver import match_win_probability
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.evaluation.sections import Section
-from pipeline.games.pig.players import hold_at_rolls, network_rolls, optimal_rolls
-from pipeline.games.pig.rules import PigGame
-from pipeline.games.pig.solver import match_win_probability
+from pipeline.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.experiments.sections import Section
 from pipeline.matches.arena import score_interval
 from pipeline.nets.senet import SENet
 

@@ -1,5 +1,5 @@
-"""Strength against compute: the Connect-4 mistakes of every generation's best network, beside the
-self-play simulations and the wall hours spent to reach it.
+"""Connect-4 mistakes of every generation of a run, against the compute spent: each generation's best
+network on Pons' test positions, beside the self-play simulations and the wall hours spent to reach it.
 
 The command of `pipeline/evaluation/strength_curve.py`: each network is scored once, so a curve drawn again
 costs nothing.
@@ -13,14 +13,14 @@ import logging
 import sys
 from pathlib import Path
 
+from alphazero_games.connect.experiments.benchmark import curve_section, run_benchmark
+from alphazero_games.connect.experiments.pons import positions_dir, resolve_files
 from pipeline.agents.recipes import search_config
 from pipeline.commands.cli import add_simulations
 from pipeline.config import BenchmarkParams, load_params
 from pipeline.evaluation.lineage import run_compute
 from pipeline.evaluation.strength_curve import curve
 from pipeline.games import make_game
-from pipeline.games.connect.experiments.benchmark import curve_section, run_benchmark
-from pipeline.games.connect.experiments.pons import positions_dir, resolve_files
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.evaluation.sections import Plot, Section, plt
+from pipeline.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.experiments.sections import Plot, Section, plt
 from pipeline.matches.arena import pairwise_score
 
 

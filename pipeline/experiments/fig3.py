@@ -9,8 +9,8 @@ import numpy as np
 
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.evaluation.sections import Plot, Section, log_levels, plt
+from pipeline.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.experiments.sections import Plot, Section, log_levels, plt
 from pipeline.matches.arena import difference_interval, mean_score, seat_permutations
 
 

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import Params
-from pipeline.evaluation.sections import Section
+from pipeline.experiments.sections import Section
 from pipeline.matches.arena import GameRecord
 from pipeline.nets.senet import SENet
 

@@ -20,13 +20,17 @@ SEAT_SYMBOLS = "XOABCDEFGH"
 # the solver's perfect play and Parikh & Wu's alpha-beta; their table, games against perfect play and
 # Pons' benchmark (the Connect-4 bot post). The other k-in-a-row games bring none.
 CONNECT4_PLAYERS = {
-    "alphabeta": "pipeline.games.connect.players.alphabeta:from_spec",
-    "solver": "pipeline.games.connect.players.perfect:from_spec",
+    "alphabeta": "alphazero_games.connect.players.alphabeta:from_spec",
+    "solver": "alphazero_games.connect.players.perfect:from_spec",
+}
+SOLVERS = {  # `python -m pipeline solve connect4` and `solve tictacmo` (`base.py`'s `BringsSolver`)
+    "connect4": "alphazero_games.connect.commands.solve:connect4",
+    "tictacmo": "alphazero_games.connect.commands.solve:tictacmo",
 }
 CONNECT4_EXPERIMENTS = (
-    "pipeline.games.connect.experiments.alphabeta_rates:EXPERIMENT",
-    "pipeline.games.connect.experiments.solver_games:EXPERIMENT",
-    "pipeline.games.connect.experiments.benchmark:EXPERIMENT",
+    "alphazero_games.connect.experiments.alphabeta_rates:EXPERIMENT",
+    "alphazero_games.connect.experiments.solver_games:EXPERIMENT",
+    "alphazero_games.connect.experiments.benchmark:EXPERIMENT",
 )
 
 
@@ -72,6 +76,9 @@ class ConnectGame:
 
     def experiments(self) -> tuple[str, ...]:
         return CONNECT4_EXPERIMENTS if self.name == "connect4" else ()
+
+    def solver(self) -> str | None:
+        return SOLVERS.get(self.name)
 
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> ConnectState:
@@ -239,3 +246,20 @@ class ConnectGame:
 
     def format_move(self, action: int) -> str:
         return str(action + 1)
+
+
+# The registered games (pyproject.toml's `alphazero_pipeline.games`): Petosa & Balch's four.
+def tictactoe() -> ConnectGame:
+    return ConnectGame("tictactoe", rows=3, cols=3, k=3, num_players=2, gravity=False)
+
+
+def tictacmo() -> ConnectGame:
+    return ConnectGame("tictacmo", rows=3, cols=5, k=3, num_players=3, gravity=False)
+
+
+def connect4() -> ConnectGame:
+    return ConnectGame("connect4", rows=6, cols=7, k=4, num_players=2, gravity=True)
+
+
+def connect3x3() -> ConnectGame:
+    return ConnectGame("connect3x3", rows=6, cols=7, k=3, num_players=3, gravity=True)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero_games.connect.experiments.pons import positions_dir
 from pipeline.agents.recipes import champion_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.evaluation.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
-from pipeline.evaluation.sections import Section
-from pipeline.games.connect.experiments.pons import positions_dir
+from pipeline.experiments.base import Experiment, Plan, PlannedMatch, ReportContext, Setting
+from pipeline.experiments.sections import Section
 from pipeline.matches.arena import pairwise_score
 
 

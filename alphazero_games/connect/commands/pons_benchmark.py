@@ -1,5 +1,5 @@
-"""The Connect-4 mistakes benchmark of one network: on Pascal Pons' test positions, how often its move
-is worse (win / draw / loss) than the best one.
+"""Connect-4 mistakes of one network on Pons' test positions: how often its move is worse (win / draw /
+loss) than the best one.
 
 `python -m pipeline connect4_benchmark CHECKPOINT [--simulations 0 100] [--root puct|gumbel] [--files F ...]
 [--positions N] [--c-puct C] [--precision float32|bfloat16|int8] [--runtime auto|torch|onnxruntime] [--json]`
@@ -16,11 +16,11 @@ from __future__ import annotations
 import json
 import math
 
+from alphazero_games.connect.experiments.pons import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline import champions
 from pipeline.commands.cli import add_simulations, command_parser, out_of_range
 from pipeline.config import MAX_GAMES, MAX_SIMULATIONS, ConfigError
 from pipeline.games import make_game
-from pipeline.games.connect.experiments.pons import DEFAULT_FILES, mistake_rates, positions_dir, resolve_files
 from pipeline.harness.entry import entry_point
 from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.nets.network_evaluator import PRECISIONS, RUNTIMES, NetworkEvaluator

@@ -18,10 +18,10 @@ ROLL, HOLD = 0, 1
 # What two-player Pig brings besides its rules (`base.py`'s `BringsPlayers`, `BringsExperiments`):
 # the optimal policy by value iteration and "hold at N" (Neller & Presser), and the oracle they make.
 TWO_PLAYER_PLAYERS = {
-    "pig_optimal": "pipeline.games.pig.players:optimal_from_spec",
-    "pig_hold": "pipeline.games.pig.players:hold_from_spec",
+    "pig_optimal": "alphazero_games.pig.players:optimal_from_spec",
+    "pig_hold": "alphazero_games.pig.players:hold_from_spec",
 }
-TWO_PLAYER_EXPERIMENTS = ("pipeline.games.pig.oracle:EXPERIMENT",)
+TWO_PLAYER_EXPERIMENTS = ("alphazero_games.pig.oracle:EXPERIMENT",)
 
 
 class PigState(NamedTuple):
@@ -53,6 +53,9 @@ class PigGame:
 
     def experiments(self) -> tuple[str, ...]:
         return TWO_PLAYER_EXPERIMENTS if self.num_players == 2 else ()
+
+    def solver(self) -> str | None:
+        return "alphazero_games.pig.solve_command:main" if self.num_players == 2 else None
 
     def initial_state(self, rng=None) -> PigState:
         return PigState((0,) * self.num_players, 0, 0, 0, None)
@@ -157,3 +160,8 @@ class PigGame:
 
     def format_move(self, action: int) -> str:
         return "roll" if action == ROLL else "hold"
+
+
+def pig(players: int = 2, goal: int = 100) -> PigGame:
+    """The registered game (pyproject.toml's `alphazero_pipeline.games`): `pig(players=3,goal=50)`."""
+    return PigGame(players, goal)

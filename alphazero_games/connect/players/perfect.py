@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from alphazero_games.connect.solvers.connect4 import Connect4Solver
 from pipeline.agents.base import PositionAgent
-from pipeline.games.connect.solvers.connect4 import Connect4Solver
 
 
 class PerfectConnect4Agent(PositionAgent):

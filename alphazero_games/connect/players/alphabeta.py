@@ -11,8 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from pipeline.agents.base import PositionAgent
-from pipeline.games.connect.solvers.connect4 import (
+from alphazero_games.connect.solvers.connect4 import (
     CELLS,
     CENTRE_FIRST,
     WIDTH,
@@ -22,6 +21,7 @@ from pipeline.games.connect.solvers.connect4 import (
     top_mask,
     winning_cells,
 )
+from pipeline.agents.base import PositionAgent
 
 WIN = 1000  # above any heuristic (at most 42 open cells a side)
 

@@ -1,6 +1,6 @@
 """The Connect-4 mistakes benchmark: on Pascal Pons' test positions, how often does the network's
 move have a worse win / draw / loss outcome than the best move available? (Its command:
-`pipeline/commands/connect4_benchmark.py`.)
+`alphazero_games/connect/commands/pons_benchmark.py`.)
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
+from alphazero_games.connect.positions import CONNECT4
+from alphazero_games.connect.solvers.connect4 import Connect4Solver
 from pipeline.games import IllegalMove
-from pipeline.games.connect.positions import CONNECT4
-from pipeline.games.connect.solvers.connect4 import Connect4Solver
 from pipeline.games.moves import read_position
 from pipeline.search import SearchConfig
 from pipeline.search.analysis import search_positions
