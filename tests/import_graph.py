@@ -60,13 +60,14 @@ def import_lines(path: Path) -> dict[Path, int]:
 
 def imports_of(path: Path) -> frozenset[Path]:
     """The project files `path` imports, wherever in it the import stands, and those it loads by the
-    references the built-in games give (`games/base.py`'s `players_of`, `experiments_of`): what it runs,
-    as dvc.yaml's deps must know, though the layout's floors do not count them as imports."""
+    references the project's games give (pyproject.toml's entry points, which `make_game` builds from;
+    `games/base.py`'s `players_of`, `experiments_of`): what it runs, as dvc.yaml's deps must know,
+    though the layout's floors do not count them as imports."""
     return frozenset(import_lines(path)) | referenced_by(path)
 
 
 def referenced_by(path: Path) -> frozenset[Path]:
-    if path.is_relative_to(ROOT / "pipeline" / "games"):  # where the references are given, not loaded
+    if path.is_relative_to(ROOT / "alphazero_games"):  # where the references are given, not loaded
         return frozenset()
     source = path.read_text()
     return frozenset(file for asks, files in game_references().items() if f"{asks}(" in source for file in files)
@@ -74,12 +75,15 @@ def referenced_by(path: Path) -> frozenset[Path]:
 
 @cache
 def game_references() -> dict[str, frozenset[Path]]:
-    """`players_of` and `experiments_of` -> the files of the modules the built-in games name for them."""
+    """`make_game`, `players_of` and `experiments_of` -> the files of the modules the project's games name
+    for them."""
     from pipeline.games import game_names, make_game
     from pipeline.games.base import experiments_of, players_of
+    from pipeline.games.plugins import registered_games
 
-    games = [make_game(name) for name in game_names()]
+    games = [make_game(name) for name in game_names() if registered_games()[name].shipped]
     references = {
+        "make_game": [f"{entry.module}:{entry.attribute}" for entry in registered_games().values() if entry.shipped],
         "players_of": [r for game in games for r in players_of(game).values()],
         "experiments_of": [r for game in games for r in experiments_of(game)],
     }

@@ -1,51 +1,17 @@
-"""The house of floors (docs/architecture.md): no import cycle, no module importing a higher floor, and
-nothing in the library importing the command lines; the floors written here are docs/architecture.md's."""
+"""The house of floors (docs/architecture.md): each room on a floor, every import going down to a lower
+floor, no cycle, the library importing neither the command lines nor a game's package. The rooms are read
+from the package folders themselves, and their floors from docs/architecture.md's table, the one place
+they are written."""
 
+import ast
 import re
+from functools import cache
 from pathlib import Path
 
 from import_graph import ROOT, find_cycle, import_lines, project_files
 
-# Floor of each folder or root module, as docs/architecture.md's table writes them. A module imports from
-# its own folder (or itself) and from lower floors only.
-FLOORS = {
-    "pipeline/__init__.py": 0,  # the package itself: its docstring
-    "pipeline/plumbing/__init__.py": 0,
-    "pipeline/plumbing/atomic.py": 0,
-    "pipeline/plumbing/clip.py": 0,
-    "pipeline/plumbing/credentials.py": 0,
-    "pipeline/plumbing/owners.py": 0,
-    "pipeline/plumbing/progress.py": 0,
-    "pipeline/seeds.py": 0,
-    "pipeline/plumbing/threads.py": 0,
-    "pipeline/games": 1,
-    "pipeline/config.py": 1,
-    "pipeline/plumbing/stores.py": 1,
-    "pipeline/search": 2,
-    "pipeline/nets": 2,
-    "pipeline/champions": 2,
-    "alphazero_games/connect/solvers": 2,  # a game's folder holds its pieces at their own floors
-    "alphazero_games/pig/solver.py": 2,
-    "pipeline/agents": 3,
-    "alphazero_games/connect/players": 3,
-    "alphazero_games/pig/players.py": 3,
-    "pipeline/matches": 4,
-    "pipeline/jobs": 5,
-    "pipeline/harness": 6,
-    "pipeline/evaluation": 7,
-    "pipeline/sweeps": 7,
-    "alphazero_games/connect/experiments": 7,
-    "alphazero_games/pig/oracle.py": 7,
-    "pipeline/commands": 8,
-    "pipeline/__main__.py": 8,
-    "stages": 8,
-}
-# Imports across one floor, each with its reason (docs/architecture.md).
-SIDEWAYS = {
-    ("pipeline/config.py", "pipeline/games"): "the params schema checks game names and value schemes",
-    ("pipeline/champions", "pipeline/nets"): "a missing or damaged champion is the checkpoints' CheckpointError",
-    ("pipeline/__main__.py", "pipeline/commands"): "`python -m pipeline <command>` runs the command",
-}
+LIBRARY = "pipeline"
+GAMES_PACKAGE = "alphazero_games"  # the project's own games, above the library
 COMMANDS = "pipeline/commands"
 ENTRY_POINTS = ("pipeline/__main__.py",)  # besides the commands, the only importer of COMMANDS (never a stage)
 
@@ -55,11 +21,28 @@ def relative(path: Path) -> str:
 
 
 def room(path: Path) -> str:
-    """The FLOORS entry `path` belongs to: its root module or the folder it lies in."""
-    name = relative(path)
-    rooms = [key for key in FLOORS if name == key or name.startswith(key + "/")]
-    assert rooms, f"{name} has no floor: add it (its folder or the module) to FLOORS and docs/architecture.md"
-    return max(rooms, key=len)
+    """The room `path` lies in, read from the folders: in a package with subpackages (`pipeline`,
+    `alphazero_games`) each subpackage is a room and each module beside them one of its own; a package
+    without subpackages (`stages`) is one room."""
+    parts = path.relative_to(ROOT).parts
+    top = ROOT / parts[0]
+    if len(parts) == 1 or not any((child / "__init__.py").exists() for child in top.iterdir() if child.is_dir()):
+        return parts[0]
+    return "/".join(parts[:2])
+
+
+@cache
+def floors() -> dict[str, int]:
+    """Each room's floor, as docs/architecture.md's table writes it."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text[text.index("## The floors and their rooms") :]
+    table = next(block for block in section.split("\n\n") if block.startswith("| floor |"))
+    written = {}
+    for row in table.splitlines()[2:]:
+        floor, where = [cell.strip() for cell in row.strip("|").split("|")][:2]
+        for path in re.findall(r"`([^`]+)`", where) if floor else []:  # `examples/`: params, no room
+            written[path.rstrip("/")] = int(floor)
+    return written
 
 
 def imports() -> list[tuple[str, int, str]]:
@@ -76,46 +59,88 @@ def test_no_import_cycle():
     assert cycle is None, "import cycle: " + " -> ".join(relative(p) for p in cycle)
 
 
-def test_every_module_has_a_floor():
-    for path in project_files():
-        room(path)
+def test_every_room_has_a_floor_and_every_floor_a_room():
+    rooms = {room(path) for path in project_files()}
+    assert rooms == set(floors()), (
+        f"rooms without a floor in docs/architecture.md: {sorted(rooms - set(floors()))}; "
+        f"floors of no room: {sorted(set(floors()) - rooms)}"
+    )
 
 
-def in_a_game_folder(path: str) -> bool:
-    """A piece of one game (`alphazero_games/connect/players/alphabeta.py`), not the games' shared modules."""
-    return path.startswith("pipeline/games/") and len(Path(path).relative_to("pipeline/games").parts) > 1
-
-
-def test_no_module_imports_a_higher_floor_or_sideways():
-    """A game's piece may also import the rooms of its own floor, whose interface it implements (a
-    player `agents/base.py`'s `Agent`, an experiment `experiments/base.py`'s)."""
+def test_every_import_goes_down():
+    """A module imports from its own room and from rooms of lower floors only: not sideways, not up."""
     wrong = []
     for importer, line, imported in imports():
         here, there = room(ROOT / importer), room(ROOT / imported)
-        if here == there or FLOORS[there] < FLOORS[here] or (here, there) in SIDEWAYS:
-            continue
-        if in_a_game_folder(importer) and FLOORS[there] == FLOORS[here] and not in_a_game_folder(imported):
-            continue
-        direction = "a higher floor" if FLOORS[there] > FLOORS[here] else "sideways"
-        wrong.append(
-            f"{importer}:{line} (floor {FLOORS[here]}) imports {imported} (floor {FLOORS[there]}): {direction}"
-        )
+        if here != there and floors()[there] >= floors()[here]:
+            direction = "a higher floor" if floors()[there] > floors()[here] else "sideways"
+            wrong.append(
+                f"{importer}:{line} (floor {floors()[here]}) imports {imported} (floor {floors()[there]}): {direction}"
+            )
     assert not wrong, "imports against the floors:\n" + "\n".join(wrong)
 
 
-def test_no_room_below_the_commands_imports_a_game_folder():
-    """Search, nets, agents, matches, jobs, evaluation and sweeps reach a game's own pieces (its rules,
-    players, solvers and experiments) only through the registry and the references a game gives
-    (`games/base.py`'s `BringsPlayers`, `BringsExperiments`); the commands and stages may name a game
-    (`solve connect4`, `connect4_benchmark`)."""
+def test_every_game_sits_above_the_library():
+    """Each of the project's game families is a room above every room of the library it extends."""
+    library = max(
+        floor for where, floor in floors().items() if where.startswith(LIBRARY + "/") and where not in ENTRY_POINTS
+    )
+    games = {where: floor for where, floor in floors().items() if where.startswith(GAMES_PACKAGE + "/")}
+    assert set(games) == {f"{GAMES_PACKAGE}/{name}" for name in ("connect", "pig", "kingdomino", "__init__.py")}
+    assert all(floor > library for where, floor in games.items() if not where.endswith("__init__.py")), games
+
+
+def string_constants(path: Path) -> list[tuple[int, str]]:
+    """(line, text) of every string in a module's code, its docstrings left out."""
+    tree = ast.parse(path.read_text())
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_the_library_never_imports_a_game_package():
+    """Not by an import, and not through a string (an import_module, a `module:Name` reference): the
+    library finds the project's games as it finds a user's, through the entry points."""
     wrong = [
         f"{importer}:{line} imports {imported}"
         for importer, line, imported in imports()
-        if in_a_game_folder(imported)
-        and not importer.startswith("pipeline/games/")
-        and FLOORS[room(ROOT / importer)] < FLOORS[COMMANDS]
+        if imported.startswith(GAMES_PACKAGE + "/") and not importer.startswith(GAMES_PACKAGE + "/")
     ]
-    assert not wrong, "a generic room imports a game's folder:\n" + "\n".join(wrong)
+    for path in project_files():
+        if not relative(path).startswith(GAMES_PACKAGE + "/"):
+            wrong += [
+                f"{relative(path)}:{line} names {text!r}"
+                for line, text in string_constants(path)
+                if GAMES_PACKAGE in text
+            ]
+    assert not wrong, "the library reaches into a game's package:\n" + "\n".join(wrong)
+
+
+def test_the_project_games_are_found_as_a_plugin_is():
+    """Every name the registry knows comes from the one entry-point group a user's package registers in
+    (pyproject.toml), the project's own games marked as shipped by this distribution."""
+    import tomllib
+
+    from pipeline.games import game_names
+    from pipeline.games.plugins import ENTRY_POINT_GROUP, registered_games
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"][ENTRY_POINT_GROUP]
+    registered = registered_games()
+    assert set(declared) <= set(registered) and set(declared) <= set(game_names())
+    for name, reference in declared.items():
+        module, _, attribute = reference.partition(":")
+        assert registered[name] == (module, attribute, True)
+        assert module.startswith(GAMES_PACKAGE + ".")
 
 
 def test_nothing_in_the_library_imports_the_command_lines():
@@ -123,29 +148,10 @@ def test_nothing_in_the_library_imports_the_command_lines():
         f"{importer}:{line} imports {imported}"
         for importer, line, imported in imports()
         if imported.startswith(COMMANDS + "/")
-        and not importer.startswith(COMMANDS + "/")
+        and not importer.startswith((COMMANDS + "/", GAMES_PACKAGE + "/"))  # a game may bring a command
         and not any(importer == e or importer.startswith(e + "/") for e in ENTRY_POINTS)
     ]
     assert not wrong, "the library imports a command line:\n" + "\n".join(wrong)
-
-
-def test_the_floors_are_the_architecture_pages():
-    text = (ROOT / "docs" / "architecture.md").read_text()
-    section = text[text.index("## The floors and their rooms") :]
-    table = next(block for block in section.split("\n\n") if block.startswith("| floor |"))
-    written = {}
-    for row in table.splitlines()[2:]:
-        floor, where = [cell.strip() for cell in row.strip("|").split("|")][:2]
-        for path in re.findall(r"`([^`]+)`", where):
-            if floor:
-                written[path.rstrip("/")] = int(floor)
-    floors = {path: floor for path, floor in FLOORS.items() if path != "pipeline/__init__.py"}
-    differ = [
-        f"{path}: architecture.md floor {written.get(path, '-')}, FLOORS {floors.get(path, '-')}"
-        for path in sorted(written.keys() | floors.keys())
-        if written.get(path) != floors.get(path)
-    ]
-    assert not differ, "docs/architecture.md's table and FLOORS differ:\n" + "\n".join(differ)
 
 
 def test_no_tracked_file_names_a_path_of_one_machine():
@@ -243,18 +249,19 @@ def test_every_relative_markdown_link_resolves():
     assert not broken, "broken links:\n" + "\n".join(broken)
 
 
-GAMES = ROOT / "pipeline" / "games"
+GAMES = ROOT / GAMES_PACKAGE
 
 
 def game_folders() -> dict[str, str]:
-    """Each built-in game's name and each class of its rules (games and states), by the folder under
-    pipeline/games/ that holds them: `{"connect4": "connect", "PigGame": "pig", ...}`."""
+    """Each of the project's game's name and each class of its rules (games and states), by the package
+    under alphazero_games/ that holds them: `{"connect4": "connect", "PigGame": "pig", ...}`."""
     from pipeline.games import game_names, make_game
+    from pipeline.games.plugins import registered_games
 
     folders = {}
     for name in game_names():
-        module = type(make_game(name)).__module__.split(".")
-        folders[name] = module[2]
+        if registered_games()[name].shipped:
+            folders[name] = type(make_game(name)).__module__.split(".")[1]
     for path in GAMES.glob("*/*.py"):
         for cls in re.findall(r"^class (\w+)(?!\(Protocol\))\b", path.read_text(), re.M):
             folders[cls] = path.parent.name
@@ -278,14 +285,12 @@ def asks_for_a_game(text: str, folders: dict[str, str]) -> list[tuple[str, str]]
 
 def test_no_game_is_asked_for_by_name_or_class_outside_its_folder():
     """Search, nets, jobs, evaluation and the commands ask a game what it offers (`games/base.py`'s
-    abilities), never which game it is; a game's own folder (`games/connect/`, `games/pig/`, ...) may name
-    its own games and classes, and no other's. The registry (`games/__init__.py`) names them all."""
+    abilities), never which game it is; a game's own package (`alphazero_games/connect/`, ...) may name
+    its own games and classes, and no other's."""
     folders = game_folders()
     wrong = []
     for path in project_files():
         name = relative(path)
-        if name.startswith("tests/") or name == "pipeline/games/__init__.py":
-            continue
         own = (
             path.relative_to(GAMES).parts[0]
             if path.is_relative_to(GAMES) and len(path.relative_to(GAMES).parts) > 1
