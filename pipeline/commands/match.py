@@ -2,9 +2,11 @@
 baseline too, with `--game` (`match mce:200 greedy --game "kingdomino(players=4)" --first-alone`).
 
 A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
-that name wins). The game is A's, the one its checkpoint was trained for; the search settings come from
-`--params`, else from `params.yaml` where it plays that game, else from the params that trained A
-where A is a shipped champion, else from the schema's defaults: the command works outside a checkout.
+that name wins), or `best`: the network the run in this folder ended with (`models/best/gen_N.ckpt`, N
+the `champion_gen` of metrics/summary.json), which must play params.yaml's game. The game is A's, the
+one its checkpoint was trained for; the search settings come from `--params`, else from `params.yaml`
+where it plays that game, else from the params that trained A where A is a shipped champion, else from
+the schema's defaults: the command works outside a checkout.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
@@ -30,10 +32,16 @@ import json
 
 import numpy as np
 
-from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
-from pipeline.commands.networks import add_params_argument, local_game, network_params, trusted_game
+from pipeline.commands.networks import (
+    RUN_BEST,
+    add_params_argument,
+    checkpoint_named,
+    local_game,
+    network_params,
+    trusted_game,
+)
 from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
 from pipeline.games import make_game
 from pipeline.harness.entry import UsageError, entry_point
@@ -44,7 +52,9 @@ from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutat
 def main(argv):
     parser = command_parser("match", __doc__)
     parser.add_argument(
-        "first", metavar="A", help="the player scored: a checkpoint file, a shipped champion's name, or a baseline"
+        "first",
+        metavar="A",
+        help=f"the player scored: a checkpoint file, a shipped champion's name, {RUN_BEST} or a baseline",
     )
     parser.add_argument(
         "--game", help="the game (default: the one A's checkpoint was trained for; needed when A is a baseline)"
@@ -84,9 +94,9 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
     if first_player.kind == NETWORK:
-        first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
+        first, given = checkpoint_named(args.first, args.game)  # an unknown name: one line naming the shipped
         load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
-        spec = args.game or trusted_game(checkpoint_game(first), local_game(), first)
+        spec = given or trusted_game(checkpoint_game(first), local_game(), first)
     else:
         spec = args.game
     try:  # an unknown game, or one that breaks the contract, says so in its own line before the params
@@ -100,7 +110,7 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     specs = []
     for name, player in (("first", first_player), ("second", second)):
         if player.kind == NETWORK:
-            model = load_checkpoint(champions.resolve(player.text), game.name)
+            model = load_checkpoint(checkpoint_named(player.text, None)[0], game.name)
             recipe = head_to_head_player if against_network else champion_player
             specs.append(recipe(name, model, params, simulations, seconds))
         else:
@@ -150,6 +160,8 @@ def baseline_or_network(text: str) -> PlayerName:
 
 
 def player_named(text: str) -> PlayerName:
+    if text == RUN_BEST:
+        return PlayerName(NETWORK, text=text)
     try:
         return parse_player(text, (*BASELINES, NETWORK))
     except ValueError:

@@ -1,7 +1,8 @@
 """Play against the champion in the terminal: `python -m pipeline play [CHECKPOINT | NAME | --champion] [--seats ...]`.
 
 The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline play connect4`; the
-card's summary is printed first) or `--champion`, the MLflow registry's (as in `analyse`).
+card's summary is printed first), `best` (the network the run in this folder ended with, as in `match`)
+or `--champion`, the MLflow registry's (as in `analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts), `random`, or
