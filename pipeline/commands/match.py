@@ -43,7 +43,7 @@ from pipeline.commands.networks import (
     trusted_game,
 )
 from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
-from pipeline.games import make_game
+from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
 
@@ -88,29 +88,30 @@ def main(argv):
 
 def play(args, first_player: PlayerName, second: PlayerName) -> None:
     """The match that the checked arguments name. Torch, the networks and the workers are imported here,
-    after every argument's one-line error: their import takes seconds on a loaded machine."""
+    after every argument's one-line error (a network name that is none, a game that cannot be): their
+    import takes seconds on a loaded machine."""
+    players = (("first", first_player), ("second", second))
+    files = {name: checkpoint_named(player.text, args.game) for name, player in players if player.kind == NETWORK}
+    game = game_named(args.game) if args.game else None
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
-    if first_player.kind == NETWORK:
-        first, given = checkpoint_named(args.first, args.game)  # an unknown name: one line naming the shipped
+    spec = args.game
+    if "first" in files:
+        first, given = files["first"]
         load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
         spec = given or trusted_game(checkpoint_game(first), local_game(), first)
-    else:
-        spec = args.game
-    try:  # an unknown game, or one that breaks the contract, says so in its own line before the params
-        game = make_game(spec)
-    except ValueError as err:
-        raise UsageError(str(err)) from None
+    if game is None:
+        game = game_named(spec)
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
     seconds = args.move_time or 0.0
     simulations = args.simulations or (TIMED_SIMULATIONS if seconds else params.search.simulations)
     against_network = second.kind == NETWORK and first_player.kind == NETWORK
     specs = []
-    for name, player in (("first", first_player), ("second", second)):
+    for name, player in players:
         if player.kind == NETWORK:
-            model = load_checkpoint(checkpoint_named(player.text, None)[0], game.name)
+            model = load_checkpoint(files[name][0], game.name)
             recipe = head_to_head_player if against_network else champion_player
             specs.append(recipe(name, model, params, simulations, seconds))
         else:
@@ -138,6 +139,14 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     if args.first_alone:
         summary.update(first_place_counts(result.records, "first"))
     print(json.dumps(summary))
+
+
+def game_named(spec: str) -> Game:
+    """The game of `spec`; an unknown one, or one that breaks the contract, is its own line."""
+    try:
+        return make_game(spec)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
 
 
 def first_place_counts(records, name: str) -> dict[str, int]:

@@ -105,10 +105,10 @@ def checkpoint_named(text: str, game: str | None) -> tuple[Path, str | None]:
 
 
 def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint  # torch: after the checks
+    game = _game(parser, spec) if spec else None  # a game that cannot be is one line before torch
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
-    if spec:
-        game = _game(parser, spec)
+    if game is not None:
         return game, load_checkpoint(path, game.name)
     model = load_checkpoint(path)  # one clear line for a missing or foreign file
     return _game(parser, trusted_game(checkpoint_game(path), local_game(), path)), model

@@ -78,14 +78,19 @@ def seat_label(game: Game, seat: int) -> str:
     return f"{game.seat_symbol(seat)} (seat {seat})" if offers(game, DrawsSeats) else f"seat {seat}"
 
 
-def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int = 50) -> list[PlayerName]:
+def seat_names(text: str, simulations: int = 50) -> list[PlayerName]:
     """`human,az:200,uct` -> the players of the grammar (`pipeline/agents/names.py`), az and uct
-    without N searching `simulations`, seats not named filled with `fill`; ValueError with one line on
-    anything else."""
+    without N searching `simulations`; ValueError with one line on anything else."""
     try:
-        seats = [parse_player(word, SEATS, default_number=simulations) for word in text.split(",")]
+        return [parse_player(word, SEATS, default_number=simulations) for word in text.split(",")]
     except ValueError as err:
         raise ValueError(f"--seats: {err}") from None
+
+
+def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int = 50) -> list[PlayerName]:
+    """`seat_names`, with the seats not named filled with `fill`; ValueError with one line where they
+    are more than the game's players."""
+    seats = seat_names(text, simulations)
     if len(seats) > num_players:
         raise ValueError(f"--seats names {len(seats)} seats, but the game has {num_players} players")
     return seats + [parse_player(fill, SEATS, default_number=simulations)] * (num_players - len(seats))
@@ -164,6 +169,10 @@ def main(argv):
         0, MAX_SEED, {"--seed": args.seed}
     ):
         parser.error(problem)
+    try:  # the names before the network's torch is imported; their number is checked against its game
+        seat_names(args.seats or "human", args.simulations)
+    except ValueError as err:
+        parser.error(str(err))
     game, model = load_network(parser, args)
     if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
         print(champions.summary(name), flush=True)
