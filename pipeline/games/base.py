@@ -9,6 +9,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from pipeline.plumbing.failures import IllegalMove as IllegalMove  # part of the contract: rules raise it
+
 
 @dataclass(frozen=True)
 class Symmetry:
@@ -19,10 +21,6 @@ class Symmetry:
 
     board: Callable[[np.ndarray], np.ndarray]
     action_perm: np.ndarray
-
-
-class IllegalMove(ValueError):
-    """A move that is unknown or not legal in the given position (human input, move strings)."""
 
 
 class Game(Protocol):

@@ -16,23 +16,24 @@ import traceback
 from contextlib import contextmanager
 from functools import wraps
 
-from pipeline.config import ConfigError
-from pipeline.games import GameFault, IllegalMove
-from pipeline.harness.tracking import TrackingError
-from pipeline.jobs.replay import DataError
-from pipeline.matches import BackendError
-from pipeline.nets import CheckpointError, InferenceServerError
 from pipeline.plumbing.atomic import WriteError
 from pipeline.plumbing.clip import clip
 from pipeline.plumbing.credentials import mask_passwords
+from pipeline.plumbing.failures import (
+    BackendError,
+    CheckpointError,
+    ConfigError,
+    DataError,
+    GameFault,
+    IllegalMove,
+    InferenceServerError,
+    TrackingError,
+    UsageError,
+)
 from pipeline.plumbing.stores import StoreError
 from pipeline.plumbing.threads import use_threads
 
 TRACEBACK_VARIABLE = "PIPELINE_TRACEBACK"  # set (not "0"): a one-line error prints its traceback before it
-
-
-class UsageError(ValueError):
-    """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
 
 
 USER_ERRORS = (
