@@ -171,6 +171,19 @@ class BringsSolver(Protocol):
     def solver(self) -> str | None: ...
 
 
+@runtime_checkable
+class SizesItsBench(Protocol):
+    """A game `python -m pipeline bench` measures by default, at a network size of its own: (the spec it
+    is measured as, SE blocks, channels, share of the self-play games), kept so that figures compare
+    across sessions; None for a variant that is not measured by default."""
+
+    def bench(self) -> tuple[str, int, int, float] | None: ...
+
+
+def bench_of(game) -> tuple[str, int, int, float] | None:
+    return game.bench() if offers(game, SizesItsBench) else None
+
+
 def solver_of(game) -> str | None:
     return game.solver() if offers(game, BringsSolver) else None
 
@@ -186,6 +199,7 @@ ABILITIES = (
     BringsPlayers,
     BringsExperiments,
     BringsSolver,
+    SizesItsBench,
 )
 
 
