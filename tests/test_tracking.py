@@ -271,18 +271,6 @@ main([])
 """
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 24 MB tmpfs: room for the store's check (16 MB free) and little more. Mounting takes root."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small filesystem here ({mounted.stderr.decode().strip() or 'not root'})")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=True)
-
-
 @pytest.mark.parametrize("order", ["output_first", "full_first"])
 def test_a_disk_that_fills_mid_stage_is_one_line_and_the_output_is_whole_or_absent(small_disk, order):
     """The store's check passed, then the disk filled: MLflow's SQLite store answered "database or disk is

@@ -33,6 +33,7 @@ from pipeline.plumbing.failures import (
 from pipeline.plumbing.stores import StoreError
 from pipeline.plumbing.threads import use_threads
 
+FULL = (errno.ENOSPC, errno.EDQUOT)  # a full disk, or the user's quota
 TRACEBACK_VARIABLE = "PIPELINE_TRACEBACK"  # set (not "0"): a one-line error prints its traceback before it
 
 
@@ -99,10 +100,13 @@ def entry_point(main):
         except USER_ERRORS as err:
             _refuse(err, clip(mask_passwords(str(err), limit=4000), 300))
         except OSError as err:
-            if err.errno != errno.ENAMETOOLONG:
+            if err.errno not in (errno.ENAMETOOLONG, *FULL):
                 raise
-            name = clip(str(err.filename), 60)  # a path's name over 255 bytes, given as a player, file or target
-            _refuse(err, f"{name}: file name too long (at most 255 bytes a name)")
+            name = clip(str(err.filename), 60)
+            if err.errno in FULL:  # a write `atomic.py` does not make: numba's compiled cache, a library's own
+                where = f"{name}: cannot be written" if err.filename else "a file cannot be written"
+                _refuse(err, f"{where} ({os.strerror(err.errno)}); free some space and run it again")
+            _refuse(err, f"{name}: file name too long (at most 255 bytes a name)")  # a player, file or target
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
             sys.exit(130)
