@@ -138,7 +138,7 @@ class ReadsDraws(Protocol):
 @runtime_checkable
 class BringsPlayers(Protocol):
     """A game with players of its own (a solver, alpha-beta, a policy table): the kinds of player it
-    brings (`agents/spec.py`'s `OFFERED_KINDS`: `solver`, `alphabeta`, `pig_optimal`, `pig_hold`), each
+    brings (Connect-4's `alphabeta` and `solver`, Pig's `hold` and `optimal`: `match connect4 alphabeta:5`), each
     written `module.path:factory`, `factory(game, spec) -> Agent`. Strings, imported only when one plays,
     because a player lives a floor above its game (docs/architecture.md)."""
 
