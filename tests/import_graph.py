@@ -4,6 +4,7 @@ the layout and dvc.yaml tests check against."""
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -70,7 +71,8 @@ def referenced_by(path: Path) -> frozenset[Path]:
     if path.is_relative_to(ROOT / "alphazero_games"):  # where the references are given, not loaded
         return frozenset()
     source = path.read_text()
-    return frozenset(file for asks, files in game_references().items() if f"{asks}(" in source for file in files)
+    asked = [asks for asks in game_references() if re.search(rf"(?<!def )\b{asks}\(", source)]  # a call, not its def
+    return frozenset(file for asks in asked for file in game_references()[asks])
 
 
 @cache

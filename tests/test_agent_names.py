@@ -35,21 +35,21 @@ def test_a_default_budget_stands_in_for_a_missing_one_of_uct_and_az_only():
     message = r"^'uct': expected uct:N, N the simulations, a positive integer, or a time a move such as uct:0.5s$"
     with pytest.raises(ValueError, match=message):
         parse_player("uct", BASELINES)
-    with pytest.raises(ValueError, match=r"^'hold': expected hold:N, N the turn total"):
-        parse_player("hold", (*BASELINES, "az"), default_number=50)
+    assert parse_player("hold", (*BASELINES, "az"), default_number=50) == PlayerName("hold", None, "hold")
 
 
 @pytest.mark.parametrize(
     ("text", "kinds", "message"),
     [
         (
-            "minimax",
+            "Mini-Max",
             BASELINES,
-            "unknown player 'minimax'; expected uct:N, mce:N, alphabeta:N, hold:N, greedy, random, ",
+            "unknown player 'Mini-Max'; expected uct:N, mce:N, greedy, random or a player the game brings (KIND",
         ),
         ("human", BASELINES, "unknown player 'human'; expected uct:N"),
         ("uct:0", BASELINES, "'uct:0': expected uct:N, N the simulations, a positive integer"),
-        ("alphabeta:x", BASELINES, "'alphabeta:x': expected alphabeta:N, N the depth"),
+        ("alphabeta:x", BASELINES, "'alphabeta:x': expected alphabeta:N, N a positive integer"),
+        ("minimax", ("uct", "random"), "unknown player 'minimax'; expected uct:N or random"),
         ("random:3", SEATS, "'random:3': random takes no number"),
         ("no-such.ckpt", (*BASELINES, NETWORK), "unknown player 'no-such.ckpt'; expected uct:N, "),
     ],
@@ -74,21 +74,31 @@ def test_baselines_become_the_players_they_name():
     uct = baseline_spec(parse_player("uct:16", BASELINES), "opponent", c_uct=0.9, seed=3)
     assert (uct.kind, uct.play.simulations, uct.search.c_uct, uct.seed) == ("uct", 16, 0.9, 3)
     assert baseline_spec(parse_player("alphabeta:2", BASELINES), "ab", 1.41, 0).build(game).depth == 2
-    assert baseline_spec(parse_player("hold:25", BASELINES), "h", 1.41, 0).hold_at == 25
-    assert baseline_spec(parse_player("optimal", BASELINES), "o", 1.41, 0).kind == "pig_optimal"
+    assert baseline_spec(parse_player("hold:25", BASELINES), "h", 1.41, 0).number == 25
+    assert baseline_spec(parse_player("optimal", BASELINES), "o", 1.41, 0).kind == "optimal"
     assert baseline_spec(parse_player("solver", BASELINES), "s", 1.41, 0).build(game).name == "s"
 
 
 def test_an_unknown_kind_of_spec_is_refused_not_played_at_random():
+    """A kind that is no name is refused where it is written; a name that is neither the library's nor
+    one the game brings, when the game builds it: one line either way, never a random player."""
     with pytest.raises(ValueError) as err:
-        AgentSpec("opponent", "minimax")
-    assert str(err.value).startswith("opponent: unknown kind of player 'minimax'; expected one of alphazero, ")
+        AgentSpec("opponent", "Mini Max")
+    assert str(err.value).startswith("opponent: unknown kind of player 'Mini Max'; expected one of alphazero, ")
+    with pytest.raises(ValueError, match="^opponent: tictactoe brings no minimax player .its own players: none.$"):
+        AgentSpec("opponent", "minimax").build(make_game("tictactoe"))
     spec = AgentSpec("opponent", "random")
     spec.kind = "rnadom"  # a kind changed after the spec was made
-    with pytest.raises(ValueError, match="^opponent: unknown kind of player 'rnadom'"):
+    with pytest.raises(ValueError, match="^opponent: tictactoe brings no rnadom player"):
         spec.build(make_game("tictactoe"))
-    with pytest.raises(ValueError, match="unknown kind of player 'minimax'"):
-        dataclasses.replace(spec, kind="minimax")
+    with pytest.raises(ValueError, match="unknown kind of player 'Mini Max'"):
+        dataclasses.replace(spec, kind="Mini Max")
+
+
+def test_a_games_own_player_needs_its_number_where_it_takes_one():
+    for text, game in (("hold", "pig"), ("alphabeta", "connect4")):
+        with pytest.raises(ValueError, match=f"^h: expected {text}:N, N the "):
+            baseline_spec(parse_player(text, BASELINES), "h", 1.41, 0).build(make_game(game))
 
 
 def test_greedy_and_mce_need_a_game_with_a_player_greedy_policy():

@@ -118,7 +118,7 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
         main([paths[0], "optimal", "--params", str(params)])
     err = capsys.readouterr().err
     assert exit.value.code == 1 and len(err.splitlines()) == 1
-    assert err.startswith("error: optimal: ") and "tictactoe brings no pig_optimal player" in err
+    assert err.startswith("error: optimal: ") and "tictactoe brings no optimal player" in err
 
 
 @pytest.mark.parametrize(

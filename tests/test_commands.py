@@ -115,7 +115,7 @@ from pipeline.commands import main
 try:
     main(sys.argv[1:])
 finally:
-    print(sorted(m for m in ("torch", "mlflow", "optuna", "pytorch_lightning") if m in sys.modules))
+    print(sorted(m for m in ("torch", "lightning", "pytorch_lightning", "mlflow", "optuna") if m in sys.modules))
 """
 
 
@@ -142,8 +142,16 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
         (["match", "tictacmo", ""], "error: '': neither a checkpoint file nor a baseline"),
         (["match", "greedy", "random"], "error: greedy: A is a baseline; give the game to play with --game"),
         (["match", "tictacmo", "random", "--games-per-seating", "0"], "error: --games-per-seating"),
+        (["match", "no-such", "random"], "error: no-such: neither a checkpoint file nor a shipped champion"),
+        (["match", "tictacmo", "random", "--game", "chess"], "error: unknown game 'chess'"),
+        (["match", "best", "random"], "error: best: metrics/summary.json: No such file or directory"),
         (["play", "--game", "tictacmo", "--seats", "uct:٣"], "error: --seats: 'uct:٣': expected uct:N"),
+        (["play", "tictacmo", "--seats", "human,bogus"], "error: --seats: unknown player 'bogus'"),
+        (["play", "tictacmo", "--game", "chess"], "error: unknown game 'chess'"),
+        (["play", "tictacmo", "--sims", "0"], "error: --simulations: expected a positive integer, got 0"),
         (["analyse", "tictacmo", "--simulations", "-1"], "error: --simulations: expected an integer of at least 0"),
+        (["analyse", "tictacmo", "--game", "chess"], "error: unknown game 'chess'"),
+        (["analyse", "tictacmo", "--batch", "0"], "error: --batch: expected a positive integer, got 0"),
         (["bench", "--batch", "0"], "error: --batch: expected a positive integer, got 0"),
         (["sweep", "--jobs", "0"], "error: --jobs: expected a positive integer, got 0"),
         (["export", "tictacmo", "."], "error: .: is a folder; expected the ONNX file to write"),
@@ -152,7 +160,8 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
 )
 def test_a_bad_argument_is_one_line_before_torch_is_imported(argv, message, tmp_path):
     """A command's arguments are checked before its networks, search and workers are imported (0.6-1.0 s
-    against 1.9-2.3 s on an idle machine when written); argparse's error line comes after its usage."""
+    against 1.9-2.3 s on an idle machine when written), and before Lightning, MLflow and Optuna;
+    argparse's error line comes after its usage."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", NO_HEAVY_IMPORT, *argv], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)  # fmt: skip

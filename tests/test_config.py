@@ -18,7 +18,7 @@ def with_(**changes):
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (with_(game="chess"), "game: unknown game 'chess'; expected one of tictactoe, tictacmo"),
+        (with_(game="chess"), "game: unknown game 'chess'; expected one of connect3x3, connect4, kingdomino"),
         (with_(game="pig(players=3,gaol=20)"), "game 'pig.*unknown option 'gaol'; pig takes options players, goal"),
         (with_(game="pig(players=9)"), "game: pig: players must be 2 to 6, got 9"),
         (with_(game="tictacmo(size=4)"), "game 'tictacmo.*tictacmo takes no options"),

@@ -12,7 +12,7 @@ from import_graph import ROOT, closure
 from pydantic import BaseModel
 from shipped import shipped_params
 
-import pipeline.config
+import pipeline.config.reader
 from pipeline.config import NOT_SETTING, Params, Section
 
 pytestmark = pytest.mark.slow  # `pytest -m 'not slow'`: the quick subset
@@ -87,7 +87,7 @@ def params_read(tmp_path_factory) -> dict[str, set[str]]:
     path_of: dict[int, str] = {}  # id of a section of the loaded params -> its dotted path
     sections: list[BaseModel] = []  # kept alive, so that no id is reused
     original_get, original_dump = Section.__getattribute__, Section.model_dump
-    original_parse = pipeline.config.parse_params
+    original_parse = pipeline.config.reader.parse_params
 
     def get(self, name):
         value = original_get(self, name)
@@ -121,7 +121,7 @@ def params_read(tmp_path_factory) -> dict[str, set[str]]:
         patch.setenv("MLFLOW_TRACKING_URI", params["tracking"]["tracking_uri"])
         patch.setattr(Section, "__getattribute__", get)
         patch.setattr(Section, "model_dump", dump)
-        patch.setattr(pipeline.config, "parse_params", parse)
+        patch.setattr(pipeline.config.reader, "parse_params", parse)
         for stage, argv in STAGES.items():
             reading[0], read[stage] = stage, set()
             importlib.import_module(f"stages.{stage}").main(argv)

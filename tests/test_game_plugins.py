@@ -129,7 +129,7 @@ def test_a_plugin_game_brings_its_own_player_to_worker_processes(rules):
         (
             "pig",
             "solver",
-            "pig(players=2,goal=100) brings no solver player (its own players: pig_optimal, pig_hold)",
+            "pig(players=2,goal=100) brings no solver player (its own players: optimal, hold)",
         ),
         ("kingdomino", "alphabeta", "brings no alphabeta player (its own players: none)"),
         (

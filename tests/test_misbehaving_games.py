@@ -3,7 +3,11 @@ before any work (`pipeline/games/contract.py`), and search never waits for ever 
 through: a non-finite value or a state with no legal move that is not terminal is one line too. Every
 built-in game passes the same check."""
 
+import os
+import subprocess
+import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -112,6 +116,27 @@ def test_match_of_a_misbehaving_game_is_one_error_line(rules, capsys):
         match.main(["random", "random", "--game", "faulty_rules:NanScores", "--games-per-seating", "1"])
     err = capsys.readouterr().err.strip()
     assert exit_.value.code == 1 and err.startswith("error: game 'faulty_rules:NanScores': scores:") and "\n" not in err
+
+
+@pytest.mark.parametrize("variable", [None, "0", "1"])
+def test_a_games_fault_shows_its_traceback_only_where_the_environment_asks(rules, tmp_path, variable):
+    """`PIPELINE_TRACEBACK=1` prints the traceback down to the game's own line before the error line."""
+    env = {k: v for k, v in os.environ.items() if k != "PIPELINE_TRACEBACK"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+    if variable is not None:
+        env["PIPELINE_TRACEBACK"] = variable
+    argv = ["match", "random", "random", "--game", "raises_on_import:Game", "--games-per-seating", "1"]
+    done = subprocess.run([sys.executable, "-m", "pipeline", *argv], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    line = "error: game 'raises_on_import:Game': importing raises_on_import raised RuntimeError: not today"
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and lines[-1] == line
+    if variable == "1":
+        assert lines[0] == "Traceback (most recent call last):"
+        assert f'File "{tmp_path / "raises_on_import.py"}", line 1, in <module>' in done.stderr
+        assert "RuntimeError: not today" in lines and "GameFault" in done.stderr
+    else:
+        assert lines == [line]
 
 
 @pytest.mark.parametrize("name, line", [("NanScores", "scores: expected finite values"), ("NoMoves", "no legal move")])

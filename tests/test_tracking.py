@@ -2,12 +2,15 @@
 run that its re-run ends KILLED; logged params never show a password; each setting of the params is
 a parent run of its own, named for the DVC experiment that ran it, and a curve holds one value a step."""
 
+import base64
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -198,6 +201,37 @@ def test_compare_against_a_server_where_nothing_answers_is_one_line(capsys):
     ]
 
 
+class Unauthorized(BaseHTTPRequestHandler):
+    """A server that refuses every request, as an MLflow server behind basic authentication does."""
+
+    def do_GET(self):
+        self.server.seen.append(self.headers.get("Authorization"))
+        self.send_response(401)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_server_refusing_the_user_and_password_of_the_uri_is_one_line_naming_the_401(capsys, monkeypatch):
+    from pipeline.commands.compare import main
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Unauthorized) as server:
+        server.seen = []
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_port
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", f"http://alice:pw%40x@127.0.0.1:{port}")
+        with pytest.raises(SystemExit) as stopped:
+            main([])
+        server.shutdown()
+    assert stopped.value.code == 1
+    store = f"http://alice:***@127.0.0.1:{port}"
+    assert capsys.readouterr().err.splitlines() == [
+        f"error: MLflow store {store}: refuses the credentials of the URL (HTTP 401 Unauthorized)"
+    ]
+    assert server.seen == ["Basic " + base64.b64encode(b"alice:pw@x").decode()], "the URL's credentials, as MLflow's"
+
+
 FULL_DISK_STAGE = """
 import sys
 from pathlib import Path
@@ -235,18 +269,6 @@ def main(argv):
 
 main([])
 """
-
-
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 24 MB tmpfs: room for the store's check (16 MB free) and little more. Mounting takes root."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(disk)], capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a small filesystem here ({mounted.stderr.decode().strip() or 'not root'})")
-    yield disk
-    subprocess.run(["umount", str(disk)], check=True)
 
 
 @pytest.mark.parametrize("order", ["output_first", "full_first"])

@@ -27,6 +27,9 @@ SOLVERS = {  # `python -m pipeline solve connect4` and `solve tictacmo` (`base.p
     "connect4": "alphazero_games.connect.commands.solve:connect4",
     "tictacmo": "alphazero_games.connect.commands.solve:tictacmo",
 }
+# `python -m pipeline bench`'s sizes (`base.py`'s `SizesItsBench`): the 4x64 SENet that was the Tic-Tac-Mo
+# default before the 4x32 one, and the 5x64 SENet of the Connect-4 targets, kept so figures compare.
+BENCH_SIZES = {"tictacmo": ("tictacmo", 4, 64, 1.0), "connect4": ("connect4", 5, 64, 0.5)}
 CONNECT4_EXPERIMENTS = (
     "alphazero_games.connect.experiments.alphabeta_rates:EXPERIMENT",
     "alphazero_games.connect.experiments.solver_games:EXPERIMENT",
@@ -79,6 +82,9 @@ class ConnectGame:
 
     def solver(self) -> str | None:
         return SOLVERS.get(self.name)
+
+    def bench(self) -> tuple[str, int, int, float] | None:
+        return BENCH_SIZES.get(self.name)
 
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> ConnectState:

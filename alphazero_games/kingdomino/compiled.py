@@ -28,6 +28,11 @@ class CompiledKingdomino(KingdominoGame):
         self._rows: dict[Kingdom, np.ndarray] = {}
         self._flags = (self.size, self.middle, self.harmony)
 
+    def bench(self) -> tuple[str, int, int, float] | None:
+        """`bench`'s 4-player game (`base.py`'s `SizesItsBench`): the 4x32 SENet of examples/kingdomino.yaml,
+        fit on as it plays, a quarter of the games (96 plies each)."""
+        return ("kingdomino(players=4,fit=1)", 4, 32, 0.25) if self.num_players == 4 else None
+
     # --- the kernels' view of a state ---------------------------------------------------------
     def kingdom_row(self, kingdom: Kingdom) -> np.ndarray:
         """The kernels' int8 row of a kingdom: terrain codes, crowns, box (read-only, cached)."""

@@ -74,8 +74,8 @@ def plan(setting: Setting) -> Plan:
     oracle = params.evaluate.pig_oracle
     subject = champion_player("alphazero", setting.champion, params)
     opponents = [
-        AgentSpec("optimal", "pig_optimal"),
-        AgentSpec(f"hold_at_{oracle.hold_at}", "pig_hold", hold_at=oracle.hold_at),
+        AgentSpec("optimal", "optimal"),
+        AgentSpec(f"hold_at_{oracle.hold_at}", "hold", number=oracle.hold_at),
     ]
     seatings = [[0, 1], [1, 0]] * oracle.games_per_seat
     matches = [PlannedMatch("pig_oracle", o.name, [subject, o], seatings) for o in opponents]

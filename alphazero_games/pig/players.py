@@ -54,8 +54,10 @@ def optimal_from_spec(game, spec) -> PigPolicyAgent:
 
 
 def hold_from_spec(game, spec) -> PigPolicyAgent:
-    """`hold:N`: hold once the turn total reaches `spec.hold_at`."""
-    return pig_table_agent(game, spec.name, spec.hold_at)
+    """`hold:N`: hold once the turn total reaches N (`spec.number`)."""
+    if spec.number < 1:
+        raise ValueError(f"{spec.name}: expected hold:N, N the turn total at which it holds")
+    return pig_table_agent(game, spec.name, spec.number)
 
 
 def network_rolls(game: PigGame, model: SENet, seat: int, batch: int = 8192) -> np.ndarray:

@@ -18,8 +18,8 @@ ROLL, HOLD = 0, 1
 # What two-player Pig brings besides its rules (`base.py`'s `BringsPlayers`, `BringsExperiments`):
 # the optimal policy by value iteration and "hold at N" (Neller & Presser), and the oracle they make.
 TWO_PLAYER_PLAYERS = {
-    "pig_optimal": "alphazero_games.pig.players:optimal_from_spec",
-    "pig_hold": "alphazero_games.pig.players:hold_from_spec",
+    "optimal": "alphazero_games.pig.players:optimal_from_spec",
+    "hold": "alphazero_games.pig.players:hold_from_spec",
 }
 TWO_PLAYER_EXPERIMENTS = ("alphazero_games.pig.oracle:EXPERIMENT",)
 

@@ -1,7 +1,7 @@
 """The one grammar of player names, `KIND` or `KIND:N`, shared by `play`'s seats, `match`'s opponent and
-the sweep's panel: `uct:200`, `alphabeta:5`, `hold:20`, `greedy`, `mce:500`, `random`, `solver`, `optimal`,
-`human`, `az:100`,
-or a network (a checkpoint file or a shipped champion's name). The searching kinds also move by time:
+the sweep's panel: `uct:200`, `greedy`, `mce:500`, `random`, `human`, `az:100`, a player the game brings
+of its own (`games/base.py`'s `BringsPlayers`: Connect-4's `alphabeta:5` and `solver`, Pig's `hold:20`
+and `optimal`), or a network (a checkpoint file or a shipped champion's name). The searching kinds also move by time:
 `uct:0.5s`, `mce:200ms`, `az:1s` search that long a move (equal wall time per move, as Kingdomino's
 anchor compares its players). Each command says which kinds it
 seats; anything else is refused with one line naming the text and what was expected. A baseline's
@@ -22,10 +22,12 @@ from pipeline.config import MAX_MOVE_SECONDS, MAX_SIMULATIONS, TIMED_SIMULATIONS
 if TYPE_CHECKING:
     from pipeline.agents.spec import AgentSpec
 
-# What N means for the kinds that take one; the others take none.
-NUMBERS = {"uct": "simulations", "az": "simulations", "alphabeta": "depth", "hold": "turn total", "mce": "playouts"}
+# What N means for the kinds that take one; the others take none (a game's own kinds: any N or none).
+NUMBERS = {"uct": "simulations", "az": "simulations", "mce": "playouts"}
 NETWORK = "network"  # a checkpoint file or a shipped champion, named by its text
-BASELINES = ("uct", "mce", "alphabeta", "hold", "greedy", "random", "solver", "optimal")  # need no network
+OWN = "own"  # a player the game brings, `KIND` or `KIND:N`, checked against the game when it is built
+BASELINES = ("uct", "mce", "greedy", "random", OWN)  # need no network
+_OWN_KIND = re.compile(r"[a-z][a-z0-9_]*")
 SEATS = ("human", "az", "uct", "mce", "greedy", "random")  # who can sit at `play`'s table
 OPTIONAL_NUMBER = ("uct", "az")  # their N may default to a command's budget (`play --sims`)
 TIMED = ("uct", "az", "mce")  # their N may be a time a move instead: `uct:0.5s`, `mce:200ms`
@@ -35,7 +37,7 @@ _TIME = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(s|ms)")  # ASCII digits: `\d
 @dataclass(frozen=True)
 class PlayerName:
     kind: str
-    number: int | None = None  # `NUMBERS[kind]`: simulations, depth or turn total
+    number: int | None = None  # `NUMBERS[kind]`, simulations or playouts, or a game's own player's N
     text: str = ""  # as written; the file or champion of a network
     seconds: float | None = None  # a time a move instead of `number` (`TIMED` kinds)
 
@@ -69,8 +71,13 @@ def parse_player(text: str, kinds: Collection[str], default_number: int | None =
         if kind not in NUMBERS:
             return PlayerName(kind, None, text)
         return PlayerName(kind, int(number) if colon else default_number, text)
-    if NETWORK in kinds and (Path(text).exists() or champions.shipped_name(text) is not None):
+    network = Path(text).exists() or champions.shipped_name(text) is not None  # a network wins over a kind
+    if NETWORK in kinds and network:
         return PlayerName(NETWORK, text=text)
+    if OWN in kinds and not network and _OWN_KIND.fullmatch(kind) and kind not in (*NUMBERS, *kinds, "human"):
+        if colon and not (number.isascii() and number.isdigit() and 0 < int(number) <= MAX_SIMULATIONS):
+            raise ValueError(f"{text!r}: expected {kind}:N, N a positive integer, at most {MAX_SIMULATIONS:,}")
+        return PlayerName(kind, int(number) if colon else None, text)
     raise ValueError(f"unknown player {text!r}; expected {expected(kinds, default_number is not None)}")
 
 
@@ -89,6 +96,8 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
     for kind in kinds:
         if kind == NETWORK:
             words.append(f"a checkpoint file or a shipped champion ({', '.join(champions.names()) or 'none'})")
+        elif kind == OWN:
+            words.append("a player the game brings (KIND or KIND:N: alphabeta:5 in Connect-4, hold:20 in Pig)")
         elif kind in NUMBERS:
             words.append(f"{kind}[:N]" if optional_numbers and kind in OPTIONAL_NUMBER else f"{kind}:N")
         else:
@@ -105,16 +114,10 @@ def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> Age
     if player.kind == "uct":
         simulations, seconds = player.budget()
         return AgentSpec.uct(name, simulations, c_uct, seed, seconds)
-    if player.kind == "alphabeta":
-        return AgentSpec(name, "alphabeta", depth=n)
     if player.kind == "mce":
         return AgentSpec.monte_carlo(name, *player.budget())
     if player.kind == "greedy":
         return AgentSpec(name, "player_greedy")
-    if player.kind == "hold":
-        return AgentSpec(name, "pig_hold", hold_at=n)
-    if player.kind in ("random", "solver"):
-        return AgentSpec(name, player.kind)
-    if player.kind == "optimal":
-        return AgentSpec(name, "pig_optimal")
-    raise ValueError(f"{player.text!r}: not a baseline")
+    if player.kind in ("human", "az", NETWORK):
+        raise ValueError(f"{player.text!r}: not a baseline")
+    return AgentSpec(name, player.kind, number=n or 0)  # random, or a player the game brings

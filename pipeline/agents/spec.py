@@ -4,6 +4,7 @@ settings and (for networks) the weights, and builds the player in whichever work
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,10 +20,10 @@ from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.nets.server import ServedEvaluator, ServedNetwork, served_evaluator
 from pipeline.search import CachingEvaluator, SearchConfig
 
-# The kinds of player a spec builds; the names they are recorded under in finished matches. The
-# offered kinds are built by the game that brings them (`games/base.py`'s `BringsPlayers`).
-OFFERED_KINDS = ("pig_optimal", "pig_hold", "alphabeta", "solver")
-KINDS = ("alphazero", "greedy", "uct", "random", "player_greedy", "mce", *OFFERED_KINDS)
+# The kinds of player a spec builds for every game; the names they are recorded under in finished
+# matches. Any other kind is one the game brings (`games/base.py`'s `BringsPlayers`), built by the game.
+KINDS = ("alphazero", "greedy", "uct", "random", "player_greedy", "mce")
+_OWN_KIND = re.compile(r"[a-z][a-z0-9_]*")
 
 
 @dataclass
@@ -36,8 +37,7 @@ class AgentSpec:
     network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
     seed: int = 0
     epsilon: float = 0.0  # random-move probability of "greedy"
-    hold_at: int = 20  # turn total at which "pig_hold" holds
-    depth: int = 0  # search depth of "alphabeta"
+    number: int = 0  # the N of a player the game brings (`alphabeta:5`'s depth, `hold:20`'s turn total)
     teaching: bool = False  # every move recorded as a policy target (a teacher's games)
     target_temperature: float = 0.0  # mce: softmax(move means / this) as its policy target; 0: none
     _frozen: NetworkEvaluator | None = field(default=None, init=False, repr=False, compare=False)
@@ -46,8 +46,11 @@ class AgentSpec:
         self._check_kind()  # refused where it is written, not in a worker halfway through a match
 
     def _check_kind(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"{self.name}: unknown kind of player {self.kind!r}; expected one of {', '.join(KINDS)}")
+        if self.kind not in KINDS and not _OWN_KIND.fullmatch(self.kind):
+            raise ValueError(
+                f"{self.name}: unknown kind of player {self.kind!r}; expected one of {', '.join(KINDS)}"
+                " or a kind the game brings"
+            )
 
     @classmethod
     def alphazero(cls, name: str, model: SENet, play: PlayConfig, search: SearchConfig) -> AgentSpec:
@@ -88,9 +91,9 @@ class AgentSpec:
             return MonteCarloAgent(
                 game, self.play.simulations, self.name, self.play.seconds, self.search.value, self.target_temperature
             )
-        if self.kind in OFFERED_KINDS:
-            return self._offered(game)
-        return RandomAgent(game, self.name)
+        if self.kind == "random":
+            return RandomAgent(game, self.name)
+        return self._offered(game)
 
     def _offered(self, game):
         """A player the game brings, built by the factory it names; one line where it brings none."""

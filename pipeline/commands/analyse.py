@@ -22,10 +22,10 @@ error naming its number, and the next line goes on; the exit status is 1 if any 
 scripts notice.
 
 The network is a checkpoint file, the NAME of a champion shipped with the package (`tictacmo`,
-`connect4`, ...: `python -m pipeline champions` lists them; a file of that name wins) or, with
-`--champion`, the version of the MLflow registered model that holds the `champion` alias (as the
-pipeline's gate moves it); the game is the checkpoint's own unless `--game` names it (and then must
-match).
+`connect4`, ...: `python -m pipeline champions` lists them; a file of that name wins), `best` (the
+network the run in this folder ended with, as in `match`) or, with `--champion`, the version of the
+MLflow registered model that holds the `champion` alias (as the pipeline's gate moves it); the game is
+the checkpoint's own unless `--game` names it (and then must match).
 """
 
 from __future__ import annotations

@@ -66,8 +66,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--games",
         default=None,
-        help="comma-separated game specs, any game (a plugin's `module:Class` too); default and sized: tictacmo,"
-        " connect4, kingdomino(players=4,fit=1)",
+        help="comma-separated game specs, any game (a plugin's `module:Class` too); default: the games that size"
+        " their bench (games/base.py's SizesItsBench: tictacmo, connect4, kingdomino(players=4,fit=1))",
     )
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     args = parser.parse_args(argv)
@@ -85,7 +85,6 @@ def main(argv: list[str] | None = None) -> None:
         except ValueError as err:
             parser.error(f"--games: {err}")
     from pipeline.jobs.throughput import (
-        DEFAULT_GAMES,
         FULL,
         QUICK,
         busy_process,
@@ -102,7 +101,7 @@ def main(argv: list[str] | None = None) -> None:
         "device": args.device,
         "inference_server": args.inference_server,
         "batch": args.batch,
-        "games": games or list(DEFAULT_GAMES),
+        "games": tuple(games),
         "networks": args.networks,
     }
     if args.load:

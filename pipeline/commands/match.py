@@ -2,9 +2,11 @@
 baseline too, with `--game` (`match mce:200 greedy --game "kingdomino(players=4)" --first-alone`).
 
 A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
-that name wins). The game is A's, the one its checkpoint was trained for; the search settings come from
-`--params`, else from `params.yaml` where it plays that game, else from the params that trained A
-where A is a shipped champion, else from the schema's defaults: the command works outside a checkout.
+that name wins), or `best`: the network the run in this folder ended with (`models/best/gen_N.ckpt`, N
+the `champion_gen` of metrics/summary.json), which must play params.yaml's game. The game is A's, the
+one its checkpoint was trained for; the search settings come from `--params`, else from `params.yaml`
+where it plays that game, else from the params that trained A where A is a shipped champion, else from
+the schema's defaults: the command works outside a checkout.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
@@ -30,12 +32,18 @@ import json
 
 import numpy as np
 
-from pipeline import champions
 from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
-from pipeline.commands.networks import add_params_argument, local_game, network_params, trusted_game
+from pipeline.commands.networks import (
+    RUN_BEST,
+    add_params_argument,
+    checkpoint_named,
+    local_game,
+    network_params,
+    trusted_game,
+)
 from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
-from pipeline.games import make_game
+from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
 
@@ -44,7 +52,9 @@ from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutat
 def main(argv):
     parser = command_parser("match", __doc__)
     parser.add_argument(
-        "first", metavar="A", help="the player scored: a checkpoint file, a shipped champion's name, or a baseline"
+        "first",
+        metavar="A",
+        help=f"the player scored: a checkpoint file, a shipped champion's name, {RUN_BEST} or a baseline",
     )
     parser.add_argument(
         "--game", help="the game (default: the one A's checkpoint was trained for; needed when A is a baseline)"
@@ -78,29 +88,30 @@ def main(argv):
 
 def play(args, first_player: PlayerName, second: PlayerName) -> None:
     """The match that the checked arguments name. Torch, the networks and the workers are imported here,
-    after every argument's one-line error: their import takes seconds on a loaded machine."""
+    after every argument's one-line error (a network name that is none, a game that cannot be): their
+    import takes seconds on a loaded machine."""
+    players = (("first", first_player), ("second", second))
+    files = {name: checkpoint_named(player.text, args.game) for name, player in players if player.kind == NETWORK}
+    game = game_named(args.game) if args.game else None
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
-    if first_player.kind == NETWORK:
-        first = champions.resolve(args.first)  # an unknown name: one line listing the shipped champions
+    spec = args.game
+    if "first" in files:
+        first, given = files["first"]
         load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
-        spec = args.game or trusted_game(checkpoint_game(first), local_game(), first)
-    else:
-        spec = args.game
-    try:  # an unknown game, or one that breaks the contract, says so in its own line before the params
-        game = make_game(spec)
-    except ValueError as err:
-        raise UsageError(str(err)) from None
+        spec = given or trusted_game(checkpoint_game(first), local_game(), first)
+    if game is None:
+        game = game_named(spec)
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
     seconds = args.move_time or 0.0
     simulations = args.simulations or (TIMED_SIMULATIONS if seconds else params.search.simulations)
     against_network = second.kind == NETWORK and first_player.kind == NETWORK
     specs = []
-    for name, player in (("first", first_player), ("second", second)):
+    for name, player in players:
         if player.kind == NETWORK:
-            model = load_checkpoint(champions.resolve(player.text), game.name)
+            model = load_checkpoint(files[name][0], game.name)
             recipe = head_to_head_player if against_network else champion_player
             specs.append(recipe(name, model, params, simulations, seconds))
         else:
@@ -130,6 +141,14 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     print(json.dumps(summary))
 
 
+def game_named(spec: str) -> Game:
+    """The game of `spec`; an unknown one, or one that breaks the contract, is its own line."""
+    try:
+        return make_game(spec)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
 def first_place_counts(records, name: str) -> dict[str, int]:
     """Games `name` won (its score above every other seat's), tied for first and lost, and those where its
     own score was above zero (`ahead_of_half`, the count that `wins` was up to issue 51)."""
@@ -150,6 +169,8 @@ def baseline_or_network(text: str) -> PlayerName:
 
 
 def player_named(text: str) -> PlayerName:
+    if text == RUN_BEST:
+        return PlayerName(NETWORK, text=text)
     try:
         return parse_player(text, (*BASELINES, NETWORK))
     except ValueError:

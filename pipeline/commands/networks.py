@@ -1,10 +1,11 @@
-"""The network a command names: a checkpoint file, a shipped champion's name or the MLflow
-registry's champion (`--champion`), the game it plays and the params it searches with; shared by
-`analyse`, `play` and `match`."""
+"""The network a command names: a checkpoint file, a shipped champion's name, `best` (the network the
+run in this folder ended with) or the MLflow registry's champion (`--champion`), the game it plays and
+the params it searches with; shared by `analyse`, `play` and `match`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -18,6 +19,9 @@ from pipeline.harness.tracking import default_tracking_uri, download_champion
 from pipeline.nets import CheckpointError
 from pipeline.plumbing.clip import quoted
 
+RUN_BEST = "best"  # the CHECKPOINT that names the network of this folder's run
+SUMMARY = Path("metrics/summary.json")  # the report stage's headline numbers (stages/paths.py)
+
 if TYPE_CHECKING:
     from pipeline.nets.senet import SENet
 
@@ -27,7 +31,8 @@ def add_network_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "checkpoint",
         nargs="?",
-        help=f"a checkpoint file, such as models/best/gen_5.ckpt, or a shipped champion's name ({shipped})",
+        help=f"a checkpoint file, such as models/best/gen_5.ckpt, a shipped champion's name ({shipped}), "
+        f"or {RUN_BEST}: the network this folder's run ended with",
     )
     parser.add_argument("--champion", action="store_true", help="the MLflow registry's champion instead of a file")
     parser.add_argument("--game", help="game spec (default: the game the checkpoint was trained for)")
@@ -77,17 +82,33 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
             print(f"champion: {version}", file=sys.stderr)
             return _load(parser, path, args.game)
     if args.checkpoint:
-        return _load(parser, champions.resolve(args.checkpoint), args.game)
+        return _load(parser, *checkpoint_named(args.checkpoint, args.game))
     if not args.game:
         parser.error("give a CHECKPOINT, --champion or --game")
     return _game(parser, args.game), None
 
 
-def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint  # torch: after the checks
+def checkpoint_named(text: str, game: str | None) -> tuple[Path, str | None]:
+    """The file a CHECKPOINT names and the game it must play (None: the file's own). `best` is the
+    champion the report of this folder's run wrote to metrics/summary.json, `models/best/gen_N.ckpt` for
+    its `champion_gen` N, of the game of params.yaml: the files an earlier game's run left in
+    models/best are refused, not played. A file named `best` wins, as it does over a shipped champion."""
+    if text != RUN_BEST or Path(text).exists():
+        return champions.resolve(text), game
+    try:
+        generation = json.loads(SUMMARY.read_text())["champion_gen"]
+    except OSError as err:
+        raise CheckpointError(f"{RUN_BEST}: {SUMMARY}: {err.strerror}; expected a finished run (dvc repro)") from None
+    except (ValueError, KeyError, TypeError):
+        raise CheckpointError(f"{RUN_BEST}: {SUMMARY}: expected the report's champion_gen, a generation") from None
+    return Path(f"models/best/gen_{generation}.ckpt"), game or local_game()
 
-    if spec:
-        game = _game(parser, spec)
+
+def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
+    game = _game(parser, spec) if spec else None  # a game that cannot be is one line before torch
+    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+
+    if game is not None:
         return game, load_checkpoint(path, game.name)
     model = load_checkpoint(path)  # one clear line for a missing or foreign file
     return _game(parser, trusted_game(checkpoint_game(path), local_game(), path)), model

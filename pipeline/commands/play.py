@@ -1,7 +1,8 @@
 """Play against the champion in the terminal: `python -m pipeline play [CHECKPOINT | NAME | --champion] [--seats ...]`.
 
 The network is a checkpoint file, a shipped champion's NAME (`python -m pipeline play connect4`; the
-card's summary is printed first) or `--champion`, the MLflow registry's (as in `analyse`).
+card's summary is printed first), `best` (the network the run in this folder ended with, as in `match`)
+or `--champion`, the MLflow registry's (as in `analyse`).
 
 `--seats` lists who sits in each seat, in seat order: `human` (a person typing moves on standard
 input), `az` (AlphaZero search with the network), `uct` (classic UCT with random rollouts), `random`, or
@@ -77,14 +78,19 @@ def seat_label(game: Game, seat: int) -> str:
     return f"{game.seat_symbol(seat)} (seat {seat})" if offers(game, DrawsSeats) else f"seat {seat}"
 
 
-def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int = 50) -> list[PlayerName]:
+def seat_names(text: str, simulations: int = 50) -> list[PlayerName]:
     """`human,az:200,uct` -> the players of the grammar (`pipeline/agents/names.py`), az and uct
-    without N searching `simulations`, seats not named filled with `fill`; ValueError with one line on
-    anything else."""
+    without N searching `simulations`; ValueError with one line on anything else."""
     try:
-        seats = [parse_player(word, SEATS, default_number=simulations) for word in text.split(",")]
+        return [parse_player(word, SEATS, default_number=simulations) for word in text.split(",")]
     except ValueError as err:
         raise ValueError(f"--seats: {err}") from None
+
+
+def parse_seats(text: str, num_players: int, fill: str = "az", simulations: int = 50) -> list[PlayerName]:
+    """`seat_names`, with the seats not named filled with `fill`; ValueError with one line where they
+    are more than the game's players."""
+    seats = seat_names(text, simulations)
     if len(seats) > num_players:
         raise ValueError(f"--seats names {len(seats)} seats, but the game has {num_players} players")
     return seats + [parse_player(fill, SEATS, default_number=simulations)] * (num_players - len(seats))
@@ -163,6 +169,10 @@ def main(argv):
         0, MAX_SEED, {"--seed": args.seed}
     ):
         parser.error(problem)
+    try:  # the names before the network's torch is imported; their number is checked against its game
+        seat_names(args.seats or "human", args.simulations)
+    except ValueError as err:
+        parser.error(str(err))
     game, model = load_network(parser, args)
     if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
         print(champions.summary(name), flush=True)

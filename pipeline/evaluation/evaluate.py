@@ -28,7 +28,7 @@ def spec_identity(spec: AgentSpec) -> str:
     """What makes a player play the way it does: its recipe and, for networks, the weights' content."""
     search = repr(spec.search) + (f" fpu_reduction={spec.search.fpu_reduction}" if spec.search.fpu_reduction else "")
     parts = [spec.name, spec.kind, repr(spec.play), search, str(spec.seed), str(spec.epsilon)]
-    parts += [str(spec.hold_at), str(spec.depth)]
+    parts.append(str(spec.number))
     if spec.network is not None:
         parts.append(weights_digest(spec.network[1]))
     return "|".join(parts)

@@ -9,6 +9,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from pipeline.plumbing.failures import IllegalMove as IllegalMove  # part of the contract: rules raise it
+
 
 @dataclass(frozen=True)
 class Symmetry:
@@ -19,10 +21,6 @@ class Symmetry:
 
     board: Callable[[np.ndarray], np.ndarray]
     action_perm: np.ndarray
-
-
-class IllegalMove(ValueError):
-    """A move that is unknown or not legal in the given position (human input, move strings)."""
 
 
 class Game(Protocol):
@@ -140,7 +138,7 @@ class ReadsDraws(Protocol):
 @runtime_checkable
 class BringsPlayers(Protocol):
     """A game with players of its own (a solver, alpha-beta, a policy table): the kinds of player it
-    brings (`agents/spec.py`'s `OFFERED_KINDS`: `solver`, `alphabeta`, `pig_optimal`, `pig_hold`), each
+    brings (Connect-4's `alphabeta` and `solver`, Pig's `hold` and `optimal`: `match connect4 alphabeta:5`), each
     written `module.path:factory`, `factory(game, spec) -> Agent`. Strings, imported only when one plays,
     because a player lives a floor above its game (docs/architecture.md)."""
 
@@ -173,6 +171,19 @@ class BringsSolver(Protocol):
     def solver(self) -> str | None: ...
 
 
+@runtime_checkable
+class SizesItsBench(Protocol):
+    """A game `python -m pipeline bench` measures by default, at a network size of its own: (the spec it
+    is measured as, SE blocks, channels, share of the self-play games), kept so that figures compare
+    across sessions; None for a variant that is not measured by default."""
+
+    def bench(self) -> tuple[str, int, int, float] | None: ...
+
+
+def bench_of(game) -> tuple[str, int, int, float] | None:
+    return game.bench() if offers(game, SizesItsBench) else None
+
+
 def solver_of(game) -> str | None:
     return game.solver() if offers(game, BringsSolver) else None
 
@@ -188,6 +199,7 @@ ABILITIES = (
     BringsPlayers,
     BringsExperiments,
     BringsSolver,
+    SizesItsBench,
 )
 
 

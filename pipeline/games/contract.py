@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from pipeline.plumbing.clip import clip, quoted
+from pipeline.plumbing.failures import GameFault
 
 CHECK_GAMES = 3  # random games a check plays
 CHECK_PLIES = 300  # moves a checked game plays at most (a longer game is checked that far)
@@ -17,10 +18,6 @@ CHECK_PLIES = 300  # moves a checked game plays at most (a longer game is checke
 # 40 bytes an action): 2^16 actions already take 2.6 GB for a 1,000-node timed move.
 MAX_ACTIONS = 2**16
 MAX_OBSERVATION = 2**22  # numbers in one observation: 16 MiB of float32 a position
-
-
-class GameFault(ValueError):
-    """A game's own code broke the contract (`base.py`'s `Game`): a shape, a value or an exception."""
 
 
 def check_contract(game, seed: int = 0) -> None:

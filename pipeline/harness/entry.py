@@ -1,5 +1,6 @@
 """What every entry point shares, the command lines and the DVC stages alike: one-line errors for bad
-input, and torch threads that follow the free cores so workers never oversubscribe them. It lives
+input (with `PIPELINE_TRACEBACK=1` in the environment, the traceback behind the line first), and torch
+threads that follow the free cores so workers never oversubscribe them. It lives
 below `pipeline/commands/` so that a stage imports no command line: adding or changing a command then
 re-runs no stage of a user's pipeline."""
 
@@ -7,27 +8,33 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import signal
 import sys
 import threading
+import traceback
 from contextlib import contextmanager
 from functools import wraps
 
-from pipeline.config import ConfigError
-from pipeline.games import GameFault, IllegalMove
-from pipeline.harness.tracking import TrackingError
-from pipeline.jobs.replay import DataError
-from pipeline.matches import BackendError
-from pipeline.nets import CheckpointError, InferenceServerError
 from pipeline.plumbing.atomic import WriteError
 from pipeline.plumbing.clip import clip
 from pipeline.plumbing.credentials import mask_passwords
+from pipeline.plumbing.failures import (
+    BackendError,
+    CheckpointError,
+    ConfigError,
+    DataError,
+    GameFault,
+    IllegalMove,
+    InferenceServerError,
+    TrackingError,
+    UsageError,
+)
 from pipeline.plumbing.stores import StoreError
 from pipeline.plumbing.threads import use_threads
 
-
-class UsageError(ValueError):
-    """A command-line value that parses but cannot be used (a budget of 0, an unknown player)."""
+FULL = (errno.ENOSPC, errno.EDQUOT)  # a full disk, or the user's quota
+TRACEBACK_VARIABLE = "PIPELINE_TRACEBACK"  # set (not "0"): a one-line error prints its traceback before it
 
 
 USER_ERRORS = (
@@ -71,9 +78,9 @@ def sigterm_raises():
 
 
 def entry_point(main):
-    """Run `main(argv)`; a user error prints one line naming what is wrong and exits with status 1,
-    Ctrl-C one line and status 130 (the shell's convention), SIGTERM one line and status 143, never a
-    traceback."""
+    """Run `main(argv)`; a user error prints one line naming what is wrong and exits with status 1 (its
+    traceback before the line only where `TRACEBACK_VARIABLE` asks), Ctrl-C one line and status 130 (the
+    shell's convention), SIGTERM one line and status 143."""
 
     @wraps(main)
     def wrapper(argv: list[str] | None = None) -> None:
@@ -91,14 +98,15 @@ def entry_point(main):
         try:
             main(sys.argv[1:] if argv is None else argv)
         except USER_ERRORS as err:
-            print(f"error: {clip(mask_passwords(str(err), limit=4000), 300)}", file=sys.stderr)
-            sys.exit(1)
+            _refuse(err, clip(mask_passwords(str(err), limit=4000), 300))
         except OSError as err:
-            if err.errno != errno.ENAMETOOLONG:
+            if err.errno not in (errno.ENAMETOOLONG, *FULL):
                 raise
-            name = clip(str(err.filename), 60)  # a path's name over 255 bytes, given as a player, file or target
-            print(f"error: {name}: file name too long (at most 255 bytes a name)", file=sys.stderr)
-            sys.exit(1)
+            name = clip(str(err.filename), 60)
+            if err.errno in FULL:  # a write `atomic.py` does not make: numba's compiled cache, a library's own
+                where = f"{name}: cannot be written" if err.filename else "a file cannot be written"
+                _refuse(err, f"{where} ({os.strerror(err.errno)}); free some space and run it again")
+            _refuse(err, f"{name}: file name too long (at most 255 bytes a name)")  # a player, file or target
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
             sys.exit(130)
@@ -107,3 +115,18 @@ def entry_point(main):
             sys.exit(128 + signal.SIGTERM)
 
     return wrapper
+
+
+def _refuse(err: BaseException, line: str) -> None:
+    """Print `error: line` on stderr and exit with status 1; first, where `TRACEBACK_VARIABLE` asks, the
+    traceback, passwords masked, with the errors it was raised in: `raise ... from None` hides them from
+    Python's printing, and the first is where the fault began (a game's own code, say)."""
+    if os.environ.get(TRACEBACK_VARIABLE, "0") != "0":
+        link, seen = err, set()
+        while link is not None and id(link) not in seen:
+            seen.add(id(link))
+            link.__suppress_context__ = False
+            link = link.__cause__ or link.__context__
+        print(mask_passwords("".join(traceback.format_exception(err))), end="", file=sys.stderr)
+    print(f"error: {line}", file=sys.stderr)
+    sys.exit(1)

@@ -27,6 +27,7 @@ from pipeline.config import Params, dotted
 from pipeline.nets import CheckpointError
 from pipeline.plumbing import owners
 from pipeline.plumbing.credentials import mask_passwords
+from pipeline.plumbing.failures import TrackingError
 from pipeline.plumbing.stores import check_store, sqlite_file
 
 CHAMPION_ALIAS = "champion"
@@ -293,10 +294,6 @@ def _parent(client, params: Params, parent_id: str):
             f"parent run {parent_id} is not in the MLflow store {mask_passwords(tracking_uri(params))} "
             "(deleted or replaced?)"
         ) from None
-
-
-class TrackingError(ValueError):
-    """The MLflow store does not hold what the pipeline's files say it should."""
 
 
 def _end_killed_twins(client, params: Params, experiment_id: str, parent_id: str, tags: dict) -> None:

@@ -10,12 +10,9 @@ import numpy as np
 
 from pipeline.config import TrainParams
 from pipeline.plumbing.atomic import write_npz
+from pipeline.plumbing.failures import DataError
 
 FIELDS = ("states", "policies", "values", "generations", "scores")  # scores: the score head's targets
-
-
-class DataError(ValueError):
-    pass
 
 
 def load_samples(path: Path | str) -> dict[str, np.ndarray]:

@@ -25,8 +25,8 @@ from pipeline.config import (
     TrainParams,
     parse_params,
 )
-from pipeline.games import make_game
-from pipeline.games.base import PlaysGreedy, offers
+from pipeline.games import game_names, make_game
+from pipeline.games.base import PlaysGreedy, bench_of, offers
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
@@ -42,24 +42,20 @@ from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search import CachingEvaluator, SearchConfig, UniformEvaluator
 from pipeline.search.playouts import greedy_outcomes
 
-# game: (SE blocks, channels, self-play games per batch of `--batch`): the 4x64 SENet that was the
-# Tic-Tac-Mo default until issue 13 (kept so figures compare across sessions); the 5x64 SENet of issue
-# 3's Connect-4 targets; the 4x32 SENet of examples/kingdomino.yaml, whose 96-ply games get a quarter.
-GAMES = {
-    "tictacmo": (4, 64, 1.0),
-    "connect4": (5, 64, 0.5),
-    "kingdomino(players=4)": (4, 32, 0.25),
-    "kingdomino(players=4,fit=1)": (4, 32, 0.25),  # as examples/kingdomino.yaml plays it
-}
-DEFAULT_GAMES = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")
+
+def default_games() -> tuple[str, ...]:
+    """The games `bench` measures unless told: each registered game that sizes its bench
+    (`games/base.py`'s `SizesItsBench`), as the spec it is measured as, the lightest games first."""
+    sized = [bench for name in game_names() if (bench := bench_of(make_game(name))) is not None]
+    return tuple(spec for spec, *_ in sorted(sized, key=lambda bench: -bench[3]))
 
 
 def bench_sizes(game_name: str) -> tuple[int, int, float]:
-    """(blocks, channels, share of games) of a game's bench: GAMES' for those, kept so figures compare
-    across sessions; for any other game (a plugin's, another variant) the params' default network and
-    the full share."""
-    if game_name in GAMES:
-        return GAMES[game_name]
+    """(blocks, channels, share of games) of a game's bench: the game's own (`SizesItsBench`), kept so
+    figures compare across sessions; for any other game (a plugin's, another variant) the params'
+    default network and the full share."""
+    if (bench := bench_of(make_game(game_name))) is not None:
+        return bench[1:]
     network = NetworkParams()
     return network.blocks, network.channels, 1.0
 
@@ -241,10 +237,11 @@ def search_ceiling_sims_per_s(game_name: str, model, games: int, batch: int) -> 
     return agent.simulations / stats.seconds
 
 
-def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
+def training_figures(game_name: str, steps: int, repeats: int = 3, device: str = "auto") -> dict[str, float]:
     """Lightning's samples/s against a bare PyTorch loop over the same model, data and optimiser
-    (best of `repeats` alternating runs each, since a shared machine's speed drifts)."""
-    game, _ = bench_network("tictacmo")
+    (best of `repeats` alternating runs each, since a shared machine's speed drifts), on `game_name`'s
+    bench network."""
+    game, _ = bench_network(game_name)
     rng = np.random.default_rng(0)
     n = 64 * steps
     samples = {
@@ -261,7 +258,7 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
     tensors = [t.to(where) for t in tensors]
 
     def bare_loop() -> float:
-        model = bench_network("tictacmo")[1].train().to(where)
+        model = bench_network(game_name)[1].train().to(where)
         optimiser = make_optimizer(model, params.learning_rate, params.weight_decay)
         order = torch.randperm(n, generator=torch.Generator().manual_seed(0)).to(where)
         started = time.perf_counter()
@@ -278,7 +275,7 @@ def training_figures(steps: int, repeats: int = 3, device: str = "auto") -> dict
     lightning, bare = 0.0, 0.0
     for _ in range(repeats):
         result = train_network(
-            game, bench_network("tictacmo")[1], samples, params, seed=0, progress=False, device=device
+            game, bench_network(game_name)[1], samples, params, seed=0, progress=False, device=device
         )
         lightning = max(lightning, result.samples_per_s)
         bare = max(bare, bare_loop())
@@ -314,7 +311,7 @@ def run(
     backend="pool",
     precision="float32",
     device="auto",
-    games: tuple[str, ...] = DEFAULT_GAMES,
+    games: tuple[str, ...] = (),
     inference_server: str = "auto",
     move_seconds: float = 0.25,
     networks: str = "random",
@@ -333,6 +330,7 @@ def run(
         "core_peak_gflop_per_s": core_peak_gflop_per_s(seconds=network_seconds / 2),
         "networks": networks,
     }
+    games = games or default_games()
     for name in games:
         game, model = bench_network(name, networks)
         network = network_figures(game, model, batch, network_seconds, precision, device)
@@ -370,7 +368,7 @@ def run(
                 "playouts_selfplay_games_per_min": mixed["games_per_min"],
                 "playouts_to_plain_selfplay": mixed["games_per_min"] / play["games_per_min"],
             }
-    train = training_figures(steps=train_steps, device=device)
+    train = training_figures(games[0], steps=train_steps, device=device)
     figures["train_samples_per_s"] = train["train_samples_per_s"]
     figures["bare_loop_samples_per_s"] = train["bare_samples_per_s"]
     figures["lightning_overhead"] = train["bare_samples_per_s"] / train["train_samples_per_s"] - 1

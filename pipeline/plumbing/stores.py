@@ -131,28 +131,39 @@ def _check_http(uri: str) -> None:
         socket.create_connection((parts.hostname, port), timeout=TIMEOUT_S).close()
     except OSError as err:
         raise StoreError(f"nothing answers at {parts.hostname}:{port} ({err.strerror or err})") from None
+    # urllib.request reads a URL's `user:password@` as part of the host name: ask without it
+    base = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])).rstrip("/")
     query = urllib.parse.urlencode({"experiment_name": "Default"})
-    url = f"{uri.rstrip('/')}/api/2.0/mlflow/experiments/get-by-name?{query}"
-    request = urllib.request.Request(url, headers=_auth_headers())
+    headers, whose = _auth_headers(parts)
+    request = urllib.request.Request(f"{base}/api/2.0/mlflow/experiments/get-by-name?{query}", headers=headers)
     try:
         urllib.request.urlopen(request, timeout=TIMEOUT_S).close()
     except urllib.error.HTTPError as err:
         if err.code in (401, 403):
-            raise StoreError(f"refuses the credentials of the environment (HTTP {err.code})") from None
+            raise StoreError(f"refuses the credentials of {whose} (HTTP {err.code} {err.reason})") from None
         if err.code != 404:  # 404: no experiment of that name, which is an answer of an MLflow server
             raise StoreError(f"answers HTTP {err.code}, not as an MLflow server") from None
     except (urllib.error.URLError, OSError) as err:
         raise StoreError(f"no answer ({getattr(err, 'reason', err)})") from None
 
 
-def _auth_headers() -> dict[str, str]:
-    """MLflow's own variables: a bearer token, or a user and password for basic authentication."""
+def _auth_headers(parts: urllib.parse.SplitResult) -> tuple[dict[str, str], str]:
+    """The credentials MLflow sends, and where they come from: the URL's `user:password@` (which the
+    requests library sends in place of any other), else MLflow's own variables, a bearer token or a user
+    and password for basic authentication."""
+    if parts.username is not None:
+        user, password = urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or "")
+        return {"Authorization": _basic(user, password)}, "the URL"
     if token := os.environ.get("MLFLOW_TRACKING_TOKEN"):
-        return {"Authorization": f"Bearer {token}"}
+        return {"Authorization": f"Bearer {token}"}, "the environment"
     user, password = os.environ.get("MLFLOW_TRACKING_USERNAME"), os.environ.get("MLFLOW_TRACKING_PASSWORD")
     if user and password:
-        return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
-    return {}
+        return {"Authorization": _basic(user, password)}, "the environment"
+    return {}, "the environment"
+
+
+def _basic(user: str, password: str) -> str:
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
 
 
 def _check_database(uri: str) -> None:

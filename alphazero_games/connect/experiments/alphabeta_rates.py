@@ -66,7 +66,7 @@ def plan(setting: Setting) -> Plan:
     for sims in table.simulations:
         subject = champion_player(f"alphazero@{sims}", setting.champion, setting.params, sims)
         for depth in table.depths:
-            opponent = AgentSpec(f"alphabeta{depth}", "alphabeta", depth=depth)
+            opponent = AgentSpec(f"alphabeta{depth}", "alphabeta", number=depth)
             matches.append(PlannedMatch("alphabeta", (sims, depth), [subject, opponent], sides))
     return Plan(matches, lambda: summarise(matches, table.simulations, table.depths, table.games_per_side))
 

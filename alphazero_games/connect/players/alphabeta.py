@@ -103,4 +103,6 @@ class AlphaBetaAgent(PositionAgent):
 
 def from_spec(game, spec) -> AlphaBetaAgent:
     """`alphabeta:N`, as `AgentSpec` asks the players Connect-4 brings (`rules.py`'s `CONNECT4_PLAYERS`)."""
-    return AlphaBetaAgent(game, spec.depth, spec.name)
+    if spec.number < 1:
+        raise ValueError(f"{spec.name}: expected alphabeta:N, N the search depth")
+    return AlphaBetaAgent(game, spec.number, spec.name)

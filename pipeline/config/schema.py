@@ -1,38 +1,29 @@
 """The `params.yaml` schema: defaults, validation, and one clear error line per bad field.
 
 Every job reads its settings from here, so a misspelt key or a wrong type stops a stage before any
-work is done.
+work is done. Reading a file is `reader.py`'s; old spellings of renamed keys are `renames.py`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import reprlib
-import stat
-import sys
-from pathlib import Path
 from typing import Annotated, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
+from pipeline.config.renames import current_path
 from pipeline.games import make_game
 from pipeline.games.base import HasMargins, PlaysGreedy, offers
 from pipeline.games.values import SCHEMES
 from pipeline.plumbing.clip import clip
-
-
-class ConfigError(ValueError):
-    """A bad params file; the message is one line naming the field and what was expected."""
 
 
 def _not_bool(value):
@@ -338,23 +329,6 @@ class ConfirmParams(Section):
     )
 
 
-RENAMED = {
-    "search.rollouts": "search.simulations",
-    "selfplay.fast_rollouts": "selfplay.fast_simulations",
-    "sweep.eval_rollouts": "sweep.eval_simulations",
-}
-
-
-def current_path(path: str) -> str:
-    """A dotted params path under its current name (a sweep space or an old study's trial may use an old one)."""
-    return RENAMED.get(path, path)
-
-
-def current_paths(values: dict) -> dict:
-    """Values by dotted path (an Optuna trial's params), every path under its current name."""
-    return {current_path(path): value for path, value in values.items()}
-
-
 PLAY_SHIPPED = "shipped"  # a play-time panel's member: the same network searching as its params say
 
 
@@ -613,181 +587,3 @@ def dotted(data: dict, prefix: str = "") -> dict:
 
 def _dump(value):
     return value.model_dump() if isinstance(value, BaseModel) else value
-
-
-def _describe(error: dict) -> str:
-    where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return f"{where}: unknown key (misspelt?)"
-    if kind == "missing":
-        return f"{where}: required key is missing"
-    if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
-        reason = str(error["ctx"]["error"])
-        said = not error["loc"] or reason.startswith(f"{where} ")  # "game 'x': ..." names its field already
-        return reason if said else f"{where}: {reason}"
-    if kind == "literal_error":
-        return f"{where}: unknown value {_quoted(error['input'])}; expected {error['ctx']['expected']}"
-    return f"{where}: {error['msg']} (got {_quoted(error['input'])})"
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 60, 60
-
-
-def _quoted(value) -> str:
-    """The value a user gave, cut before it is written out: `repr` of a nest of YAML aliases would
-    expand it whole (billions of items) only to print 60 characters of it."""
-    return clip(_SHORT.repr(value), 60)
-
-
-# Old spellings of renamed params, still read so that users' params files work: one word, `simulations`,
-# names every search budget (issue 37). Each old key read prints one deprecation line.
-def _renamed(data: dict, source: str) -> dict:
-    """`data` with renamed keys moved to their new names, sweep space paths included."""
-    data = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
-    for old, new in RENAMED.items():
-        section, old_key = old.split(".")
-        new_key = new.split(".")[1]
-        part = data.get(section)
-        if isinstance(part, dict) and old_key in part:
-            if new_key in part:
-                raise ConfigError(f"{source}: {old} and {new} name one param; keep {new} only")
-            part[new_key] = part.pop(old_key)
-            _deprecated(source, old, new)
-    space = data.get("sweep", {}).get("space") if isinstance(data.get("sweep"), dict) else None
-    if isinstance(space, dict) and any(path in RENAMED for path in space):
-        for path in [p for p in space if p in RENAMED]:
-            _deprecated(source, f"sweep.space: {path}", current_path(path))
-        data["sweep"]["space"] = {current_path(path): dim for path, dim in space.items()}
-    return data
-
-
-def _deprecated(source: str, old: str, new: str) -> None:
-    print(f"{source}: {old} is deprecated, read as {new}; rename it", file=sys.stderr)
-
-
-def parse_params(data: dict, source: str = "params.yaml") -> Params:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of sections at the top level")
-    data = _renamed(data, source)
-    try:
-        return Params.model_validate(data)
-    except ValidationError as err:
-        raise ConfigError(f"{source}: {_describe(err.errors()[0])}") from None
-
-
-MAX_YAML_VALUES = 100_000  # a params file has a few hundred; YAML aliases could make one of billions
-MAX_YAML_DEPTH = 64  # a params file nests four deep; PyYAML's reader recurses once a level
-MAX_YAML_BYTES = 4 * 2**20  # a params file is a few kilobytes
-
-
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        return [child for pair in node.value for child in pair]
-    return node.value if isinstance(node, yaml.SequenceNode) else []
-
-
-def _expanded_size(root: yaml.Node, path: Path) -> int:
-    """How many values `root` stands for once its aliases are expanded, each shared node counted once
-    per use but walked once, so a nest of aliases is measured without being expanded. Walked with a
-    stack of its own, not Python's: an alias inside the value it names (`x: &r [*r]`) is a ConfigError."""
-    sizes: dict[int, int] = {}
-    walking: set[int] = set()  # the nodes from the root down to the one on top of the stack
-    stack = [root]
-    while stack:
-        node = stack[-1]
-        if id(node) in sizes:
-            stack.pop()
-        elif id(node) not in walking:  # first visit: measure its children first
-            walking.add(id(node))
-            for child in _children(node):
-                if id(child) in walking:
-                    line = child.start_mark.line + 1
-                    raise ConfigError(
-                        f"{path}: line {line}: a YAML alias inside the value it names; expected a params file"
-                    )
-                stack.append(child)
-        else:
-            sizes[id(node)] = min(1 + sum(sizes[id(child)] for child in _children(node)), MAX_YAML_VALUES + 1)
-            walking.discard(id(node))
-            stack.pop()
-    return sizes[id(root)]
-
-
-# PyYAML's libyaml reader where it is built with it (the wheels are): the same documents, 30x as fast,
-# so a file at the size cap is refused in a fraction of a second, not minutes.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _check_shape(text: str, path: Path) -> None:
-    """Refuse a document nested deeper than `MAX_YAML_DEPTH`, or holding more than `MAX_YAML_VALUES`
-    values before any alias is expanded, from PyYAML's events: read without recursion (its composer
-    recurses once a level into a `RecursionError`) and given up at the first excess, before a
-    composer builds a node for each of millions of values."""
-    depth = values = 0
-    try:
-        for event in yaml.parse(text, Loader=_LOADER):
-            if isinstance(event, yaml.CollectionStartEvent):
-                depth += 1
-                if depth > MAX_YAML_DEPTH:
-                    raise _too_deep(path, event.start_mark)
-            elif isinstance(event, yaml.CollectionEndEvent):
-                depth -= 1
-            elif isinstance(event, yaml.ScalarEvent):
-                values += 1
-                if values > MAX_YAML_VALUES:
-                    raise ConfigError(f"{path}: more than {MAX_YAML_VALUES:,} values; expected a params file")
-    except yaml.MarkedYAMLError as err:
-        if "flow level" not in str(err):  # libyaml's own limit on nesting, met while it scans ahead
-            raise
-        raise _too_deep(path, err.problem_mark) from None
-
-
-def _too_deep(path: Path, mark) -> ConfigError:
-    line = mark.line + 1
-    return ConfigError(f"{path}: line {line}: nested more than {MAX_YAML_DEPTH} levels deep; expected a params file")
-
-
-def _read_yaml(text: str, path: Path):
-    """The document in `text`, refused (one line) where it nests too deep, where an alias holds itself,
-    or where its aliases expand past `MAX_YAML_VALUES`."""
-    _check_shape(text, path)
-    node = yaml.compose(text, Loader=_LOADER)
-    if node is not None and _expanded_size(node, path) > MAX_YAML_VALUES:
-        raise ConfigError(
-            f"{path}: its YAML aliases expand to more than {MAX_YAML_VALUES:,} values; expected a params file"
-        )
-    return yaml.load(text, Loader=_LOADER)  # a safe loader (libyaml's where built)
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The file's bytes, refused (one line) where it is not a regular file (`/dev/zero` never ends, a
-    pipe may never start) or larger than `MAX_YAML_BYTES`; read with that cap, as a file may grow."""
-    mode = path.stat().st_mode
-    if stat.S_ISDIR(mode):
-        raise ConfigError(f"{path}: is a folder; expected a YAML file")
-    if not stat.S_ISREG(mode):
-        raise ConfigError(f"{path}: not a regular file (a device or a pipe); expected a YAML file")
-    with path.open("rb") as handle:
-        raw = handle.read(MAX_YAML_BYTES + 1)
-    if len(raw) > MAX_YAML_BYTES:
-        raise ConfigError(f"{path}: larger than {MAX_YAML_BYTES // 2**20} MB; expected a params file")
-    return raw
-
-
-def load_params(path: Path | str = "params.yaml") -> Params:
-    path = Path(path)
-    try:
-        raw = _read_bytes(path)
-        data = _read_yaml(raw.decode("utf-8"), path)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except OSError as err:
-        raise ConfigError(f"{path}: cannot be read ({err.strerror}); expected a YAML file") from None
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise ConfigError(f"{path}: line {line} is not UTF-8 text; expected a YAML file in UTF-8") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML ({str(err).splitlines()[0]})") from None
-    return parse_params(data, str(path))
