@@ -94,6 +94,25 @@ def test_an_installed_packages_entry_point_names_a_game(rules, monkeypatch):
         make_game("five")
 
 
+def test_a_packages_own_section_of_evaluate_is_read_as_the_project_games_are(rules):
+    """A package registers the section of `params.evaluate` its experiment reads, as Connect-4 and Pig
+    register theirs (`alphazero_pipeline.sections`): filled with its defaults, checked field by field."""
+    section = "class LeftmostParams(Section):\n    enabled: bool = True\n    games: int = 4\n"
+    (rules / "my_sections.py").write_text("from pipeline.config import Section\n\n\n" + section)
+    info = rules / "my_rules-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: my-rules\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[alphazero_pipeline.sections]\nleftmost = my_sections:LeftmostParams\n")
+    base = {"game": "my_rules:LeftmostFour", "generations": [{"gen": 1, "prev": 0}]}
+    assert parse_params(base).evaluate.leftmost.games == 4
+    assert parse_params({**base, "evaluate": {"leftmost": {"games": 9}}}).evaluate.leftmost.games == 9
+    assert parse_params(base).evaluate.pig_oracle.hold_at == 20  # the project's own, beside it
+    with pytest.raises(ConfigError, match=r"^params.yaml: evaluate.leftmost.gmaes: unknown key \(misspelt\?\)$"):
+        parse_params({**base, "evaluate": {"leftmost": {"gmaes": 9}}})
+    with pytest.raises(ConfigError, match=r"^params.yaml: evaluate.leftmots: unknown key \(misspelt\?\)$"):
+        parse_params({**base, "evaluate": {"leftmots": {}}})
+
+
 @pytest.mark.parametrize(
     ("spec", "line"),
     [

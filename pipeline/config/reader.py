@@ -3,7 +3,6 @@ PyYAML expands them, then one error line naming the field that the schema refuse
 
 from __future__ import annotations
 
-import reprlib
 import stat
 from pathlib import Path
 
@@ -11,35 +10,8 @@ import yaml
 from pydantic import ValidationError
 
 from pipeline.config.renames import renamed
-from pipeline.config.schema import Params
-from pipeline.plumbing.clip import clip
+from pipeline.config.schema import Params, describe_error
 from pipeline.plumbing.failures import ConfigError
-
-
-def _describe(error: dict) -> str:
-    where = ".".join(str(p) for p in error["loc"]) or "(top level)"
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return f"{where}: unknown key (misspelt?)"
-    if kind == "missing":
-        return f"{where}: required key is missing"
-    if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
-        reason = str(error["ctx"]["error"])
-        said = not error["loc"] or reason.startswith(f"{where} ")  # "game 'x': ..." names its field already
-        return reason if said else f"{where}: {reason}"
-    if kind == "literal_error":
-        return f"{where}: unknown value {_quoted(error['input'])}; expected {error['ctx']['expected']}"
-    return f"{where}: {error['msg']} (got {_quoted(error['input'])})"
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 60, 60
-
-
-def _quoted(value) -> str:
-    """The value a user gave, cut before it is written out: `repr` of a nest of YAML aliases would
-    expand it whole (billions of items) only to print 60 characters of it."""
-    return clip(_SHORT.repr(value), 60)
 
 
 def parse_params(data: dict, source: str = "params.yaml") -> Params:
@@ -49,7 +21,7 @@ def parse_params(data: dict, source: str = "params.yaml") -> Params:
     try:
         return Params.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(f"{source}: {_describe(err.errors()[0])}") from None
+        raise ConfigError(f"{source}: {describe_error(err.errors()[0])}") from None
 
 
 MAX_YAML_VALUES = 100_000  # a params file has a few hundred; YAML aliases could make one of billions

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import reprlib
+from importlib.metadata import entry_points
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -15,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidationError,
     field_validator,
     model_validator,
 )
@@ -239,51 +242,73 @@ class RatingsParams(Section):
     )
 
 
-class PigOracleParams(Section):
-    """Two-player Pig: the champion against the optimal policy and against 'hold at N'."""
-
-    enabled: bool = True
-    games_per_seat: Games = Field(500, ge=1)
-    hold_at: Int = Field(20, ge=1)
-
-
-class AlphaBetaParams(Section):
-    """Connect-4, Parikh & Wu's appendix table: champion at each budget against alpha-beta at each depth."""
-
-    enabled: bool = True
-    simulations: list[Simulations] = Field(default_factory=lambda: [10, 50, 100, 250, 500, 1000], min_length=1)
-    depths: list[Int] = Field(default_factory=lambda: [1, 2, 3, 4, 5, 6, 7], min_length=1)
-    games_per_side: Games = Field(10, ge=1)
-
-
-class SolverGamesParams(Section):
-    """Connect-4, Parikh & Wu fig. 5: games against the perfect solver, moves until the champion loses."""
-
-    enabled: bool = True
-    simulations: list[Simulations] = Field(default_factory=lambda: [100], min_length=1)
-    games_per_side: Games = Field(5, ge=1)
+def describe_error(error: dict) -> str:
+    """One of pydantic's errors as the one line a user reads: the dotted field, then what was expected."""
+    where = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return f"{where}: unknown key (misspelt?)"
+    if kind == "missing":
+        return f"{where}: required key is missing"
+    if kind == "value_error":  # our validators' own one-line reasons; whole-file ones name their field
+        reason = str(error["ctx"]["error"])
+        said = not error["loc"] or reason.startswith(
+            (f"{where} ", f"{where}.")
+        )  # "game 'x': ..." names its field already
+        return reason if said else f"{where}: {reason}"
+    if kind == "literal_error":
+        return f"{where}: unknown value {_quoted(error['input'])}; expected {error['ctx']['expected']}"
+    return f"{where}: {error['msg']} (got {_quoted(error['input'])})"
 
 
-class BenchmarkParams(Section):
-    """Connect-4: share of mistakes on the standard test positions, raw policy (0) and search budgets."""
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 60, 60
 
-    enabled: bool = True
-    simulations: list[Simulations] = Field(default_factory=lambda: [0, 100], min_length=1)
-    positions_per_set: Int = Field(100, ge=1)
-    data_dir: str | None = Field(None, description="folder of test sets; None = Pons' sets shipped in the package")
-    files: list[str] = Field(default_factory=list, description="files in data_dir or paths; [] = the default sets")
-    every_generation: bool = Field(True, description="score every generation's best network: the strength curve")
+
+def _quoted(value) -> str:
+    """The value a user gave, cut before it is written out: `repr` of a nest of YAML aliases would
+    expand it whole (billions of items) only to print 60 characters of it."""
+    return clip(_SHORT.repr(value), 60)
+
+
+SECTION_GROUP = "alphazero_pipeline.sections"  # a game's own experiments' sections of `evaluate`
+
+
+def game_sections() -> dict[str, type[Section]]:
+    """The sections of `evaluate` that installed games bring for their own experiments (the project's:
+    Connect-4's `alphabeta`, `solver_games`, `benchmark`, Pig's `pig_oracle`), by name: entry points of
+    `SECTION_GROUP`, `name = "module.path:Class"`, each a `Section`."""
+    sections = {}
+    for point in entry_points(group=SECTION_GROUP):
+        section = point.load()
+        if not (isinstance(section, type) and issubclass(section, Section)):
+            raise ValueError(f"evaluate.{point.name}: {point.value} is not a params Section (config/schema.py)")
+        sections[point.name] = section
+    return sections
 
 
 class EvaluateParams(Section):
+    """The experiments every game has (`fig3`, `ratings`), and a section for each one a game brings
+    (`game_sections`), filled with its defaults where the file has none, as the library's own are."""
+
+    model_config = ConfigDict(extra="allow")
     c_uct: Float = Field(1.41, gt=0, description="exploration constant of every UCT opponent")
     parallel_games: SideBySide = Field(64, ge=1)
     fig3: Fig3Params = Fig3Params()
     ratings: RatingsParams = RatingsParams()
-    pig_oracle: PigOracleParams = PigOracleParams()
-    alphabeta: AlphaBetaParams = AlphaBetaParams()
-    solver_games: SolverGamesParams = SolverGamesParams()
-    benchmark: BenchmarkParams = BenchmarkParams()
+
+    @model_validator(mode="after")
+    def _game_sections(self):
+        given, sections = self.__pydantic_extra__, game_sections()
+        if unknown := [name for name in given if name not in sections]:
+            raise ValueError(f"evaluate.{unknown[0]}: unknown key (misspelt?)")
+        for name, section in sections.items():
+            try:
+                given[name] = section.model_validate(given.get(name, {}))
+            except ValidationError as err:
+                error = err.errors()[0]
+                raise ValueError(describe_error({**error, "loc": ("evaluate", name, *error["loc"])})) from None
+        return self
 
 
 class TrackingParams(Section):
@@ -488,7 +513,7 @@ class Params(Section):
     selfplay: SelfPlayParams = SelfPlayParams()
     train: TrainParams = TrainParams()
     gate: GateParams = GateParams()
-    evaluate: EvaluateParams = EvaluateParams()
+    evaluate: EvaluateParams = Field(default_factory=EvaluateParams)  # at validation: it loads the games' sections
     tracking: TrackingParams = TrackingParams()
     sweep: SweepParams = SweepParams()
     generations: list[Generation] = Field(min_length=1)

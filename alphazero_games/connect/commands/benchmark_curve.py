@@ -15,9 +15,10 @@ from pathlib import Path
 
 from alphazero_games.connect.experiments.benchmark import curve_section, run_benchmark
 from alphazero_games.connect.experiments.pons import positions_dir, resolve_files
+from alphazero_games.connect.params import BenchmarkParams
 from pipeline.agents.recipes import search_config
 from pipeline.commands.cli import add_simulations
-from pipeline.config import BenchmarkParams, load_params
+from pipeline.config import load_params
 from pipeline.evaluation.lineage import run_compute
 from pipeline.evaluation.strength_curve import curve
 from pipeline.games import make_game

@@ -9,8 +9,8 @@ from functools import partial
 from pathlib import Path
 
 from alphazero_games.connect.experiments.pons import mistake_rates, positions_dir, resolve_files
+from alphazero_games.connect.params import BenchmarkParams
 from pipeline.agents.recipes import search_config
-from pipeline.config import BenchmarkParams
 from pipeline.evaluation.strength_curve import cached_score, cumulative_compute, curve
 from pipeline.experiments.base import Experiment, Plan, ReportContext, Setting
 from pipeline.experiments.sections import Plot, Section, plt
