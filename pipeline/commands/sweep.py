@@ -91,7 +91,7 @@ def training_sweep(args) -> None:
         open_storage(url)
         failed = run(args, params_path, url, trials, prepare)
     study = open_study(params, open_storage(url))
-    out = Path(args.out or Path("sweeps") / params.sweep.study)
+    out = Path(args.out or Path("sweeps") / params.sweep_study())
     metrics = {}
     if args.confirm and not failed:
         figures = confirmation.confirm(params, confirmation.open_confirmation(open_storage(url), study.study_name))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import reprlib
 from importlib.metadata import entry_points
 from typing import Annotated, Literal
@@ -423,7 +424,7 @@ class PlaySweepParams(Section):
 class SweepParams(Section):
     """`python -m pipeline sweep`: an Optuna study over `space` (dotted params paths)."""
 
-    study: str = "tictacmo-search"
+    study: str | None = Field(None, description="None: <game>-search (`Params.sweep_study`)")
     storage: str | None = Field(None, description="None: sqlite:///<project root>/sweep.db")
     trials: Int = Field(30, ge=1, description="finished trials (complete or pruned) the study aims at")
     objective: Literal["strength", "strength_and_compute"] = "strength"
@@ -591,6 +592,10 @@ class Params(Section):
         the number it chains to. One setting is one MLflow run (`pipeline/harness/tracking.py`)."""
         data = self.model_dump(exclude=set(NOT_SETTING))
         return {**data, "generations": len(data["generations"])}
+
+    def sweep_study(self) -> str:
+        """The training sweep's study name: `sweep.study`, else the game's, `connect4-search`."""
+        return self.sweep.study or f"{re.sub(r'[^0-9A-Za-z]+', '_', self.game).strip('_')}-search"
 
     def section_hash(self, *names: str) -> str:
         """Short hash of the named sections, recorded in checkpoints for provenance."""

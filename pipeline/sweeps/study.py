@@ -79,7 +79,7 @@ def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
         first = min(FIRST_PRUNED_GENERATION, sweep.generations)
         pruner = optuna.pruners.HyperbandPruner(min_resource=first, max_resource=sweep.generations)
     study = optuna.create_study(
-        study_name=sweep.study,
+        study_name=params.sweep_study(),
         storage=storage,
         load_if_exists=True,
         directions=["maximize", "minimize"] if multi else ["maximize"],
@@ -175,7 +175,7 @@ class Objective:
         values = suggest(trial, self.base)
         params = trial_params(self.base, values, trial.user_attrs.get(TRAINING_SEED))  # a confirmation unit's seed
         last: dict[str, float] = {}
-        tags = {"sweep_study": params.sweep.study, "optuna_study": trial.study.study_name}
+        tags = {"sweep_study": params.sweep_study(), "optuna_study": trial.study.study_name}
         tags |= {"optuna_trial": str(trial.number), "seed": str(params.seed)}
         tags |= {key: str(value) for key, value in trial.user_attrs.items() if key != WORKER}  # a unit's setting
         parent = self.parent_run
