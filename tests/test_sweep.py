@@ -384,7 +384,9 @@ def test_bad_sweep_params_give_one_line_naming_the_field(tmp_path, sweep, messag
 def test_an_unknown_panel_opponent_is_refused(tmp_path):
     params = load_params(tiny_params(tmp_path, panel=["uct:4", "minimax"]))
     with pytest.raises(
-        ConfigError, match=r"sweep.panel\[1\]: unknown player 'minimax'; expected uct:N, mce:N, alphabeta:N"
+        ConfigError,
+        match=r"^sweep.panel\[1\]: unknown player 'minimax'; expected uct:N, mce:N, greedy or random, or one of "
+        r"tictactoe brings none of its own$",
     ):
         panel_specs(params)
 

@@ -105,6 +105,17 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
     return ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else words[0]
 
 
+def refuse_not_brought(player: PlayerName, game) -> None:
+    """A kind that is neither the library's nor one `game` brings (`games/base.py`'s `BringsPlayers`):
+    ValueError with one line naming those it brings, where the game is known before any is built."""
+    from pipeline.games.base import players_of
+
+    own = players_of(game)
+    if player.kind not in (*NUMBERS, *BASELINES, *SEATS, NETWORK) and player.kind not in own:
+        brings = f"the players {game.name} brings: {', '.join(own)}" if own else f"{game.name} brings none of its own"
+        raise ValueError(f"unknown player {player.text!r}; expected {expected(BASELINES[:-1])}, or one of {brings}")
+
+
 def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
     """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
     `seed` are a UCT baseline's exploration constant and rollout seed."""

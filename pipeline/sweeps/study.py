@@ -30,7 +30,7 @@ import optuna
 from tqdm import tqdm
 
 from pipeline import seeds
-from pipeline.agents.names import BASELINES, baseline_spec, parse_player
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player, refuse_not_brought
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params, current_path, parse_params
@@ -136,6 +136,7 @@ def panel_specs(params: Params) -> list[AgentSpec]:
     for i, text in enumerate(params.sweep.panel):
         try:
             player = parse_player(text, BASELINES)
+            refuse_not_brought(player, make_game(params.game))
         except ValueError as err:
             raise ConfigError(f"sweep.panel[{i}]: {err}") from None
         specs.append(baseline_spec(player, text, params.evaluate.c_uct, params.seed + 1000 + i))
