@@ -162,6 +162,8 @@ def first_place_counts(records, name: str) -> dict[str, int]:
 
 
 def baseline_or_network(text: str) -> PlayerName:
+    if text == RUN_BEST:  # a network, not a kind of the game's own
+        return PlayerName(NETWORK, text=text)
     try:
         return parse_player(text, BASELINES)
     except ValueError:
