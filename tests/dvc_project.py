@@ -71,7 +71,7 @@ def tiny_pipeline_params(generations: int) -> dict:
 
 def new_project(project: Path) -> Path:
     """The repository, its tiny params and its DVC, committed in the empty folder `project`."""
-    for name in ("pipeline", "stages"):
+    for name in ("pipeline", "stages", "alphazero_games"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("dvc.yaml", ".gitignore"):
         shutil.copy(ROOT / name, project / name)

@@ -76,7 +76,7 @@ def files_text(folder: Path) -> str:
 def test_the_pipeline_logs_runs_metrics_artifacts_and_the_champion_to_an_mlflow_server(mlflow_server, tmp_path):  # noqa: F811
     project = tmp_path / "project"
     project.mkdir()
-    for name in ("pipeline", "stages"):
+    for name in ("pipeline", "stages", "alphazero_games"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("dvc.yaml", ".gitignore"):
         shutil.copy(ROOT / name, project / name)
