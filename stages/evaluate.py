@@ -14,7 +14,6 @@ from stages.start import start
 def main(argv):
     final = int(argv[0])
     params, game = start(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
-    paths.MATCHES.mkdir(parents=True, exist_ok=True)  # DVC's output, even when no experiment plays a match
     networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:
         evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=True)

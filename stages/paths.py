@@ -37,5 +37,5 @@ def metrics(stage: str, gen: int) -> Path:
 START = Path("metrics/start.json")  # compute spent before generation 0: a warm start's, else none
 EVALUATION = Path("metrics/evaluate.json")  # every experiment's results, for the report
 SUMMARY = Path("metrics/summary.json")  # the headline numbers of `dvc metrics show`
-MATCHES = Path("data/matches")  # finished evaluation matches, kept across runs
+MATCHES = Path("data/matches")  # finished evaluation matches, kept across runs: no DVC output
 REPORTS = Path("reports")

@@ -1,7 +1,8 @@
 """The whole DVC pipeline on tiny params in a temporary git repo: a first run, a no-op second run, then
 three `dvc exp run` experiments (an added generation, a changed evaluation param, another c_puct in a
 temporary copy) compared by DVC and by MLflow, one parent run each, by the compare command and by the
-notebooks; bad params refused (another game: `test_pipeline_games.py`)."""
+notebooks; bad params refused; another game's params and back, which runs no stage (other games:
+`test_pipeline_games.py`)."""
 
 import json
 import re
@@ -252,8 +253,7 @@ def test_bad_params_stop_a_stage_with_one_line(project):
 def test_a_misspelt_key_costs_no_finished_stage(project):
     """DVC deletes a stage's outputs before the stage can refuse its params; every output is cached, so
     once the key is mended DVC restores them from its run cache instead of running the stage again."""
-    repro(project)  # evaluate's finished matches (persistent, shared) grew with the experiments: it runs once
-    assert repro(project) == set()
+    assert repro(project) == set(), "the README's way back to the baseline leaves no stage to run"
     edit_params(project, lambda p: p["search"].update(c_pcut=3.0))
     try:
         failed = run(["dvc", "repro"], project, check=False)
@@ -263,3 +263,17 @@ def test_a_misspelt_key_costs_no_finished_stage(project):
     assert repro(project) == set(), "the finished stages come back from DVC's cache"
     assert (project / "metrics/selfplay/gen_1.json").exists()
     assert "up to date" in run(["dvc", "status"], project).stdout
+
+
+def test_going_back_to_the_params_after_another_game_runs_no_stage(project):
+    """docs/adding-a-game.md's way back: `git checkout params.yaml && dvc repro` takes every stage from
+    DVC's run cache, the evaluation too, though another game's finished matches joined its own."""
+    summary, lock = (project / "metrics/summary.json").read_text(), (project / "dvc.lock").read_text()
+    matches = set((project / "data/matches").glob("*.json"))
+    edit_params(project, lambda p: p.update(game="tictactoe", generations=p["generations"][:1]))
+    assert "evaluate" in repro(project)
+    assert matches < set((project / "data/matches").glob("*.json")), "the other game's matches are kept"
+    run(["git", "checkout", "params.yaml"], project)
+    assert repro(project) == set(), "every stage comes back from DVC's cache"
+    assert (project / "metrics/summary.json").read_text() == summary
+    assert (project / "dvc.lock").read_text() == lock
