@@ -164,6 +164,8 @@ def test_text_without_a_password_is_left_as_it_is(text):
         (["compare", "--tracking-uri", "postgresql://my user:Zq7x@127.0.0.1:1/db"], "Zq7x"),
         (["compare", "--tracking-uri", "host=127.0.0.1 port=1 password=Zq7x MORE"], "Zq7x MORE"),  # no scheme
         (["compare", "--tracking-uri", "mysql+pymysql://a@b:Zq 7x@127.0.0.1:1/db"], "Zq 7x"),
+        (["compare", "--tracking-uri", "databricks://alice:Zq7x@127.0.0.1"], "Zq7x"),  # MLflow quotes it twice
+        (["compare", "--tracking-uri", "databricks-uc://alice:Zq7x@127.0.0.1"], "Zq7x"),
         (["sweep", "--storage", "postgresql://u:Zq7x@127.0.0.1:xx/db"], "Zq7x"),  # a port that is no number
         (["sweep", "--storage", "postgresql://my user:Zq@7x@127.0.0.1:1/db"], "Zq@7x"),
         (["sweep", "--storage", "host=127.0.0.1 port=1 password=Zq7x MORE"], "Zq7x MORE"),

@@ -27,7 +27,7 @@ Rules as the first edition's rulebook (Blue Orange, 2016), with these decisions:
 
 A kingdom lives on a (2*size-1)^2 grid with the castle in the middle, so any legal kingdom fits
 whichever way it grows. Each terrain is a Python-int bitboard with a spare bit ending every row (as in
-`games/connect/rules.py`), so a domino's legal placements are a few shifts and masks.
+`alphazero_games/connect/rules.py`), so a domino's legal placements are a few shifts and masks.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import importlib.metadata
+import logging
 import os
 import re
 import shutil
@@ -52,8 +53,8 @@ def sqlite_file(uri: str) -> Path | None:
 def check_store(uri: str, what: str = "MLflow store") -> None:
     """Raise `StoreError` in one line where the store at `uri` cannot be used: a SQLite file that cannot
     be written, an HTTP server where nothing answers or that refuses the credentials of the environment,
-    a database server that cannot be reached or refuses the login, a scheme MLflow does not take. Others
-    (a local folder, Databricks) pass unchecked."""
+    a database server that cannot be reached or refuses the login, Databricks without a host and token
+    for the profile named, a scheme MLflow does not take. Others (a local folder) pass unchecked."""
     try:
         scheme, known = store_scheme(uri), mlflow_schemes()
         if scheme not in known:
@@ -64,6 +65,8 @@ def check_store(uri: str, what: str = "MLflow store") -> None:
             _check_http(uri)
         elif scheme in DATABASES:
             _check_database(uri)
+        elif scheme.startswith("databricks"):
+            _check_databricks(uri)
     except StoreError as err:
         raise StoreError(f"{what} {mask_passwords(uri)}: {err}") from None
 
@@ -74,6 +77,8 @@ def store_scheme(uri: str) -> str:
     the caller's line."""
     if _KEY_VALUE_DSN.match(uri):
         raise StoreError("a key-value DSN, not a URL; expected postgresql://USER@HOST/DB (the password in PGPASSWORD)")
+    if uri.strip() in ("databricks", "databricks-uc"):  # MLflow's bare form: the default profile
+        return uri.strip()
     found = _SCHEME.match(uri)
     if not found or len(found[1]) == 1:  # `C:/mlruns`: a drive letter, a local path as MLflow reads it
         return ""
@@ -181,6 +186,24 @@ def _check_database(uri: str) -> None:
         raise StoreError(_first_line(getattr(err, "orig", None) or err)) from None
     finally:
         engine.dispose()
+
+
+def _check_databricks(uri: str) -> None:
+    """The host and token of the Databricks profile the URI names, read as MLflow reads them. MLflow's own
+    error quotes the URI whole, its password and all, and again in the command it suggests: only its kind
+    is kept."""
+    from mlflow.utils.databricks_utils import get_databricks_host_creds
+
+    quiet = logging.getLogger("mlflow.utils.databricks_utils")
+    level, quiet.level = quiet.level, logging.ERROR  # its warning of the SDK's fallback is a second line
+    try:
+        get_databricks_host_creds(uri)
+    except Exception as err:
+        raise StoreError(
+            f"no Databricks host and token for the profile it names ({type(err).__name__}); see `databricks configure`"
+        ) from None
+    finally:
+        quiet.setLevel(level)
 
 
 def _first_line(err: BaseException) -> str:
