@@ -115,3 +115,16 @@ def test_kingdomino_ratings_take_the_anchors_players_by_name(tmp_path):
     params = tiny_params("tictactoe", fig3={"enabled": False}, ratings={**ratings, "baselines": ["random", "greedy"]})
     with pytest.raises(ConfigError, match=r"^evaluate.ratings.baselines\[1\]: game 'tictactoe' has no player-greedy"):
         run_evaluation(tictactoe, networks(tictactoe, 2), params, tmp_path / "ttt", progress=False)
+
+
+def test_a_players_identity_which_seeds_its_matches_is_as_it_was():
+    """`spec_identity` seeds an evaluation match's games: a player's is what it was when specs held a
+    hold-at threshold (20 unless set) and an alpha-beta depth, so earlier runs draw the same games."""
+    from pipeline.agents.spec import AgentSpec
+    from pipeline.evaluation.evaluate import spec_identity
+
+    uct = AgentSpec.uct("uct50", simulations=50, c_uct=1.41, seed=7)
+    alphabeta = AgentSpec("alphabeta3", "alphabeta", number=3)
+    for spec, held, depth in ((uct, "20", "0"), (alphabeta, "20", "3")):
+        before = [spec.name, spec.kind, repr(spec.play), repr(spec.search), str(spec.seed), str(spec.epsilon)]
+        assert spec_identity(spec) == "|".join([*before, held, depth])

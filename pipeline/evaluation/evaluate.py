@@ -23,12 +23,16 @@ from pipeline.matches.workers import Workers, play_matches
 from pipeline.nets.checkpoint import weights_digest
 from pipeline.nets.senet import SENet
 
+# The identity seeds a match's games (`seeds.evaluation_match`): where it once held Pig's hold-at
+# threshold, 20 unless set, it still does, so runs before a game's players had one number draw the same games.
+HELD_SLOT = "20"
+
 
 def spec_identity(spec: AgentSpec) -> str:
     """What makes a player play the way it does: its recipe and, for networks, the weights' content."""
     search = repr(spec.search) + (f" fpu_reduction={spec.search.fpu_reduction}" if spec.search.fpu_reduction else "")
     parts = [spec.name, spec.kind, repr(spec.play), search, str(spec.seed), str(spec.epsilon)]
-    parts.append(str(spec.number))
+    parts += [HELD_SLOT, str(spec.number)]
     if spec.network is not None:
         parts.append(weights_digest(spec.network[1]))
     return "|".join(parts)
