@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from pipeline.agents.names import BASELINES, baseline_spec, parse_player
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player, refuse_not_brought
 from pipeline.agents.recipes import head_to_head_player
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError
@@ -126,6 +126,7 @@ def named_baselines(game, params) -> list[AgentSpec]:
     for i, text in enumerate(params.evaluate.ratings.baselines):
         try:
             player = parse_player(text, BASELINES)
+            refuse_not_brought(player, game)
             spec = baseline_spec(player, text.replace(":", ""), params.evaluate.c_uct, params.seed + i)
             spec.build(game)
         except ValueError as err:

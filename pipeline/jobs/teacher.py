@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline import seeds
-from pipeline.agents.names import BASELINES, baseline_spec, parse_player
+from pipeline.agents.names import BASELINES, baseline_spec, parse_player, refuse_not_brought
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params
 from pipeline.jobs.selfplay import alphazero_targets, end_values, records_to_samples
@@ -38,6 +38,7 @@ def teacher_spec(game, params: Params) -> AgentSpec:
     teacher = params.teacher
     try:
         player = parse_player(teacher.player, BASELINES)
+        refuse_not_brought(player, game)
         spec = baseline_spec(player, "teacher", params.evaluate.c_uct, params.seed)
         spec.build(game)
     except ValueError as err:
