@@ -159,3 +159,31 @@ def test_a_panel_member_the_game_cannot_seat_is_one_line_before_any_trial(tmp_pa
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "sweep.play.panel[1]" in err and "\n" not in err
     assert not (tmp_path / "sweep.db").exists()
+
+
+def test_a_worker_whose_trial_was_failed_as_lost_meanwhile_goes_on(tmp_path, caplog):
+    """On a loaded machine another worker may fail a trial whose heartbeat came late, and queue it again:
+    the worker that still played it drops its result in a warning instead of dying (the 2-player
+    Kingdomino confirmation's "Cannot tell a FAIL trial")."""
+    import optuna
+
+    from pipeline.sweeps.workers import optimize_one
+
+    url = f"sqlite:///{tmp_path / 'sweep.db'}"
+    study = optuna.create_study(storage=url, study_name="lost")
+    other = optuna.load_study(storage=optuna.storages.RDBStorage(url), study_name="lost")
+
+    def objective(trial):
+        other.tell(trial.number, state=optuna.trial.TrialState.FAIL)  # as `fail_lost_trials` elsewhere
+        trial.set_user_attr("games", 8)
+        return 1.0
+
+    optimize_one(study, objective)
+    assert [t.state for t in study.get_trials()] == [optuna.trial.TrialState.FAIL]
+    assert "failed meanwhile as lost" in caplog.text
+
+    def broken(trial):
+        raise ValueError("a bug of the objective's own")
+
+    with pytest.raises(ValueError, match="a bug of the objective's own"):
+        optimize_one(study, broken)

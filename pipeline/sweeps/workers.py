@@ -9,6 +9,7 @@ left. MLflow: one parent run per study (found by the study's identity), RUNNING 
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -25,6 +26,8 @@ from pipeline.plumbing.progress import progress_bar
 from pipeline.plumbing.threads import use_threads
 from pipeline.sweeps.storage import RUN_ID, fail_lost_trials
 from pipeline.sweeps.study import FINISHED, Objective, study_uid, sweep_trials, with_overrides
+
+log = logging.getLogger(__name__)
 
 RUNNING = (optuna.trial.TrialState.RUNNING,)
 POLL_SECONDS = 2  # how often a worker with nothing to start looks whether the others' trials ended
@@ -82,10 +85,22 @@ def run_worker(
         if done + running_trials(study) >= trials:
             time.sleep(POLL_SECONDS)
         else:
-            study.optimize(objective, n_trials=1)
+            optimize_one(study, objective)
     bar.close()
     if not running_trials(study):
         set_run_status(params, parent, "FINISHED")
+
+
+def optimize_one(study: optuna.Study, objective) -> None:
+    """One trial. Where a loaded machine held this worker's heartbeat past the grace period, another
+    worker failed its trial and queued it again meanwhile: the result it then tells is refused, and the
+    retry plays the trial anew, so this worker drops it and goes on."""
+    try:
+        study.optimize(objective, n_trials=1)
+    except ValueError as err:
+        if not str(err).startswith("Cannot tell a FAIL trial"):  # Optuna's words for a trial failed by another
+            raise
+        log.warning("a trial this worker played was failed meanwhile as lost, and is retried: its result is dropped")
 
 
 def publish_report(params: Params, study: optuna.Study, storage_url: str, metrics: dict, folder: Path) -> None:
