@@ -145,6 +145,11 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
         (["match", "no-such", "random"], "error: no-such: neither a checkpoint file nor a shipped champion"),
         (["match", "tictacmo", "random", "--game", "chess"], "error: unknown game 'chess'"),
         (["match", "best", "random"], "error: best: metrics/summary.json: No such file or directory"),
+        (["match", "tictacmo", "alphabeta:3"], "error: unknown player 'alphabeta:3'; expected uct:N, mce:N, greedy or"),
+        (
+            ["match", "random", "hold:5", "--game", "connect4"],
+            "or one of the players connect4 brings: alphabeta, solver",
+        ),
         (["play", "--game", "tictacmo", "--seats", "uct:٣"], "error: --seats: 'uct:٣': expected uct:N"),
         (["play", "tictacmo", "--seats", "human,bogus"], "error: --seats: unknown player 'bogus'"),
         (["play", "tictacmo", "--game", "chess"], "error: unknown game 'chess'"),

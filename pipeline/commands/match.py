@@ -32,7 +32,16 @@ import json
 
 import numpy as np
 
-from pipeline.agents.names import BASELINES, NETWORK, PlayerName, baseline_spec, expected, parse_player
+from pipeline import champions
+from pipeline.agents.names import (
+    BASELINES,
+    NETWORK,
+    PlayerName,
+    baseline_spec,
+    expected,
+    parse_player,
+    refuse_not_brought,
+)
 from pipeline.commands.cli import add_simulations, command_parser, refuse_outside
 from pipeline.commands.networks import (
     RUN_BEST,
@@ -92,7 +101,13 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     import takes seconds on a loaded machine."""
     players = (("first", first_player), ("second", second))
     files = {name: checkpoint_named(player.text, args.game) for name, player in players if player.kind == NETWORK}
-    game = game_named(args.game) if args.game else None
+    known = args.game or (champions.card(name)["game"] if (name := champions.shipped_name(args.first)) else None)
+    game = game_named(known) if known else None
+    for player in (first_player, second) if game is not None else ():
+        try:  # a kind the game does not bring: one line before torch
+            refuse_not_brought(player, game)
+        except ValueError as err:
+            raise UsageError(str(err)) from None
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
