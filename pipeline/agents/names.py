@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pipeline import champions
 from pipeline.config import MAX_MOVE_SECONDS, MAX_SIMULATIONS, TIMED_SIMULATIONS
+from pipeline.games.base import OWN_KIND
 
 if TYPE_CHECKING:
     from pipeline.agents.spec import AgentSpec
@@ -27,7 +28,6 @@ NUMBERS = {"uct": "simulations", "az": "simulations", "mce": "playouts"}
 NETWORK = "network"  # a checkpoint file or a shipped champion, named by its text
 OWN = "own"  # a player the game brings, `KIND` or `KIND:N`, checked against the game when it is built
 BASELINES = ("uct", "mce", "greedy", "random", OWN)  # need no network
-_OWN_KIND = re.compile(r"[a-z][a-z0-9_]*")
 SEATS = ("human", "az", "uct", "mce", "greedy", "random")  # who can sit at `play`'s table
 OPTIONAL_NUMBER = ("uct", "az")  # their N may default to a command's budget (`play --sims`)
 TIMED = ("uct", "az", "mce")  # their N may be a time a move instead: `uct:0.5s`, `mce:200ms`
@@ -74,7 +74,7 @@ def parse_player(text: str, kinds: Collection[str], default_number: int | None =
     network = Path(text).exists() or champions.shipped_name(text) is not None  # a network wins over a kind
     if NETWORK in kinds and network:
         return PlayerName(NETWORK, text=text)
-    if OWN in kinds and not network and _OWN_KIND.fullmatch(kind) and kind not in (*NUMBERS, *kinds, "human"):
+    if OWN in kinds and not network and OWN_KIND.fullmatch(kind) and kind not in (*NUMBERS, *kinds, "human"):
         if colon and not (number.isascii() and number.isdigit() and 0 < int(number) <= MAX_SIMULATIONS):
             raise ValueError(f"{text!r}: expected {kind}:N, N a positive integer, at most {MAX_SIMULATIONS:,}")
         return PlayerName(kind, int(number) if colon else None, text)

@@ -4,7 +4,6 @@ settings and (for networks) the weights, and builds the player in whichever work
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,7 +12,7 @@ from pipeline.agents.base import RandomAgent, Teaching
 from pipeline.agents.greedy import GreedyValueAgent
 from pipeline.agents.monte_carlo import MonteCarloAgent, PlayerGreedyAgent
 from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
-from pipeline.games.base import players_of
+from pipeline.games.base import OWN_KIND, players_of
 from pipeline.games.plugins import load_reference
 from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
@@ -23,7 +22,6 @@ from pipeline.search import CachingEvaluator, SearchConfig
 # The kinds of player a spec builds for every game; the names they are recorded under in finished
 # matches. Any other kind is one the game brings (`games/base.py`'s `BringsPlayers`), built by the game.
 KINDS = ("alphazero", "greedy", "uct", "random", "player_greedy", "mce")
-_OWN_KIND = re.compile(r"[a-z][a-z0-9_]*")
 
 
 @dataclass
@@ -46,7 +44,7 @@ class AgentSpec:
         self._check_kind()  # refused where it is written, not in a worker halfway through a match
 
     def _check_kind(self) -> None:
-        if self.kind not in KINDS and not _OWN_KIND.fullmatch(self.kind):
+        if self.kind not in KINDS and not OWN_KIND.fullmatch(self.kind):
             raise ValueError(
                 f"{self.name}: unknown kind of player {self.kind!r}; expected one of {', '.join(KINDS)}"
                 " or a kind the game brings"

@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from importlib.metadata import entry_points
+from pathlib import Path
 
 from pipeline.config import load_params
 from pipeline.harness.entry import entry_point
@@ -45,10 +46,10 @@ def brought_commands() -> dict[str, str]:
 def first_line(reference: str) -> str:
     """The first sentence of the docstring of the module `reference` names, read without importing it
     (a game's command imports torch)."""
-    spec = importlib.util.find_spec(reference.partition(":")[0].strip())
     try:
-        doc = ast.get_docstring(ast.parse(open(spec.origin, encoding="utf-8").read())) or ""  # noqa: SIM115
-    except (AttributeError, TypeError, OSError, SyntaxError, UnicodeDecodeError):
+        origin = importlib.util.find_spec(reference.partition(":")[0].strip()).origin
+        doc = ast.get_docstring(ast.parse(Path(origin).read_text(encoding="utf-8"))) or ""
+    except (AttributeError, TypeError, ImportError, OSError, SyntaxError, UnicodeDecodeError):
         return "(its module cannot be read)"
     return " ".join(doc.split("\n\n")[0].split()).split(": ")[0].rstrip(".")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -143,6 +144,9 @@ class BringsPlayers(Protocol):
     because a player lives a floor above its game (docs/architecture.md)."""
 
     def players(self) -> dict[str, str]: ...
+
+
+OWN_KIND = re.compile(r"[a-z][a-z0-9_]*")  # how a kind of player a game brings is spelt: `alphabeta`, `hold`
 
 
 def players_of(game) -> dict[str, str]:

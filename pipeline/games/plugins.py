@@ -68,9 +68,14 @@ def plugin_class(spec: str, module_name: str, class_name: str):
         return cls
     if not inspect.isclass(cls):
         raise ValueError(f"game {quoted(spec)}: module {module_name} has no class {class_name}")
-    if missing := [method for method in METHODS if not callable(getattr(cls, method, None))]:
-        raise ValueError(f"game {quoted(spec)}: {class_name} is not a Game: it lacks {', '.join(missing)}")
+    refuse_lacking(spec, class_name, [m for m in METHODS if not callable(getattr(cls, m, None))])
     return cls
+
+
+def refuse_lacking(spec: str, name: str, missing: list[str]) -> None:
+    """One line naming what of the contract a plugin's class or game lacks, if anything."""
+    if missing:
+        raise ValueError(f"game {quoted(spec)}: {name} is not a Game: it lacks {', '.join(missing)}")
 
 
 def load_reference(owner: str, reference: str):
@@ -97,10 +102,9 @@ def _module(owner: str, module_name: str):
 
 def named_plugin(spec: str, game) -> Game:
     """A plugin's game, refused in one line unless it has the contract's methods and sizes, named `spec`."""
-    if missing := [method for method in METHODS if not callable(getattr(game, method, None))]:
-        raise ValueError(f"game {quoted(spec)}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
-    if missing := [size for size in SIZES if not hasattr(game, size)]:
-        raise ValueError(f"game {quoted(spec)}: {type(game).__name__} is not a Game: it lacks {', '.join(missing)}")
+    name = type(game).__name__
+    refuse_lacking(spec, name, [m for m in METHODS if not callable(getattr(game, m, None))])
+    refuse_lacking(spec, name, [size for size in SIZES if not hasattr(game, size)])
     if half := half_an_ability(game):
         raise ValueError(f"game {quoted(spec)}: {type(game).__name__}: {half}")
     game.name = spec.strip()

@@ -132,11 +132,11 @@ def trial_params(base: Params, values: dict[str, Any], seed: int | None = None) 
 
 
 def panel_specs(params: Params) -> list[AgentSpec]:
-    specs = []
+    specs, game = [], make_game(params.game)
     for i, text in enumerate(params.sweep.panel):
         try:
             player = parse_player(text, BASELINES)
-            refuse_not_brought(player, make_game(params.game))
+            refuse_not_brought(player, game)
         except ValueError as err:
             raise ConfigError(f"sweep.panel[{i}]: {err}") from None
         specs.append(baseline_spec(player, text, params.evaluate.c_uct, params.seed + 1000 + i))
