@@ -305,6 +305,23 @@ def test_no_game_is_asked_for_by_name_or_class_outside_its_folder():
     )
 
 
+def test_no_help_or_message_of_the_library_names_a_built_in_game():
+    """The library's strings, help and error lines included, name no built-in game by its registered
+    name: a list of games comes from the registry (`solve --help`), so a user's game is listed as the
+    project's are. Docstrings may cite a game as an example, and papers by their titles (the Kingdomino
+    notes), which are not game names."""
+    names = [name for name, where in game_folders().items() if name[0].islower()]
+    word = re.compile(rf"\b({'|'.join(names)})\b")
+    wrong = [
+        f"{relative(path)}:{line}: {text[:80]!r}"
+        for path in project_files()
+        if relative(path).startswith(("pipeline/", "stages/"))
+        for line, text in string_constants(path)
+        if word.search(text)
+    ]
+    assert not wrong, "names a built-in game (list the registry's instead):\n" + "\n".join(wrong)
+
+
 def test_the_games_players_and_experiments_are_found():
     """Every reference a built-in game gives for its own players and experiments imports, so a typo in
     one is a failing test here, not an error in a worker halfway through an evaluation."""

@@ -97,7 +97,7 @@ def expected(kinds: Collection[str], optional_numbers: bool = False) -> str:
         if kind == NETWORK:
             words.append(f"a checkpoint file or a shipped champion ({', '.join(champions.names()) or 'none'})")
         elif kind == OWN:
-            words.append("a player the game brings (KIND or KIND:N: alphabeta:5 in Connect-4, hold:20 in Pig)")
+            words.append("a player the game brings (KIND or KIND:N; an unknown KIND gets the list of the game's)")
         elif kind in NUMBERS:
             words.append(f"{kind}[:N]" if optional_numbers and kind in OPTIONAL_NUMBER else f"{kind}:N")
         else:

@@ -25,7 +25,7 @@ COMMANDS = {  # name: one line for `python -m pipeline --help`
     "analyse": "what a network thinks of positions read from standard input",
     "play": "play a network, UCT or random players in the terminal",
     "match": "head-to-head: a network against another network or a baseline",
-    "solve": "exact solutions from the games that bring a solver: pig, connect4, tictacmo",
+    "solve": "exact solutions from the games that bring a solver (`solve --help` names them)",
     "bench": "throughput of the network, search, self-play and training",
     "sweep": "an Optuna study of the search params, and its report",
     "champions": "the shipped champions, one line each",

@@ -1,4 +1,4 @@
-"""Throughput benchmarks: the network alone, search with the network, self-play, and training.
+"""Throughput: the network alone, search with the network, self-play, and training.
 
 The network and self-play are measured in the runtime `search.runtime: auto` picks (ONNX Runtime on
 the CPU) and again in torch's (`torch_*`), the network at `--batch` and at 1 (`*_batch1`, as a timed
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
         "--games",
         default=None,
         help="comma-separated game specs, any game (a plugin's `module:Class` too); default: the games that size"
-        " their bench (games/base.py's SizesItsBench: tictacmo, connect4, kingdomino(players=4,fit=1))",
+        " their bench (games/base.py's SizesItsBench)",
     )
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
     args = parser.parse_args(argv)

@@ -496,7 +496,10 @@ NOT_SETTING = ("threads", "device", "backend", "tracking", "sweep")
 
 
 class Params(Section):
-    game: str = Field(description="a game spec: tictacmo, pig(players=2,goal=20), openspiel:backgammon, ...")
+    game: str = Field(
+        description="a game spec: a registered game's name with integer options, NAME(players=3), a plugin's"
+        " module:Class, or openspiel:NAME"
+    )
     seed: Int = Field(0, ge=0, le=MAX_SEED)
     threads: Int = Field(0, ge=0, description="torch threads of single-process stages; 0 = follow the free cores")
     workers: Int = Field(
