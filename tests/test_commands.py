@@ -134,6 +134,9 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"error: {path}: ")
 
 
+CONNECT4_FILE = str(ROOT / "pipeline" / "champions" / "connect4.ckpt")  # a file: its game read without torch
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -150,6 +153,8 @@ def test_a_bad_params_file_is_one_line_before_torch_mlflow_or_optuna_is_imported
             ["match", "random", "hold:5", "--game", "connect4"],
             "or one of the players connect4 brings: alphabeta, solver",
         ),
+        (["match", CONNECT4_FILE, "hold:5"], "or one of the players connect4 brings: alphabeta, solver"),
+        (["play", CONNECT4_FILE, "--seats", "human,az,az"], "error: --seats names 3 seats, but the game has 2"),
         (["play", "--game", "tictacmo", "--seats", "uct:٣"], "error: --seats: 'uct:٣': expected uct:N"),
         (["play", "tictacmo", "--seats", "human,bogus"], "error: --seats: unknown player 'bogus'"),
         (["play", "tictacmo", "--game", "chess"], "error: unknown game 'chess'"),

@@ -214,6 +214,22 @@ def test_a_checkpoint_holding_code_is_refused_unread_without_torch_s_unsafe_advi
     assert not (tmp_path / "pwned").exists()
 
 
+def test_the_game_a_checkpoint_names_is_read_without_torch_and_without_running_its_code(tmp_path, monkeypatch):
+    """`stored_game` lets a command check its arguments against a file's game before torch is imported; a
+    pickle that names code to run is read as inert placeholders, and a damaged file is None (the full
+    load's line then says why)."""
+    from pipeline.nets.stored_game import stored_game
+
+    monkeypatch.chdir(tmp_path)
+    game = make_game("tictacmo")
+    save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
+    torch.save({"format": 1, "game": "tictactoe", "state_dict": {"w": Payload()}}, tmp_path / "code.ckpt")
+    (tmp_path / "cut.ckpt").write_bytes((tmp_path / "net.ckpt").read_bytes()[:500])
+    assert stored_game(tmp_path / "net.ckpt") == game.name
+    assert stored_game(tmp_path / "code.ckpt") == "tictactoe" and not (tmp_path / "pwned").exists()
+    assert [stored_game(tmp_path / name) for name in ("cut.ckpt", "missing.ckpt", ".")] == [None, None, None]
+
+
 def test_equal_weights_make_equal_files(tmp_path):
     game = make_game("tictacmo")
     save_checkpoint(tmp_path / "a.ckpt", small_net(game), game.name)

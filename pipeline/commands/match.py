@@ -32,7 +32,6 @@ import json
 
 import numpy as np
 
-from pipeline import champions
 from pipeline.agents.names import (
     BASELINES,
     NETWORK,
@@ -55,6 +54,7 @@ from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIO
 from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
+from pipeline.nets.stored_game import stored_game
 
 
 @entry_point
@@ -101,8 +101,11 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     import takes seconds on a loaded machine."""
     players = (("first", first_player), ("second", second))
     files = {name: checkpoint_named(player.text, args.game) for name, player in players if player.kind == NETWORK}
-    known = args.game or (champions.card(name)["game"] if (name := champions.shipped_name(args.first)) else None)
-    game = game_named(known) if known else None
+    spec = args.game
+    if "first" in files:  # the game A's file names, read without torch (None: the load below says why)
+        first, given = files["first"]
+        spec = given or (trusted_game(stored, local_game(), first) if (stored := stored_game(first)) else None)
+    game = game_named(spec) if spec else None
     for player in (first_player, second) if game is not None else ():
         try:  # a kind the game does not bring: one line before torch
             refuse_not_brought(player, game)
@@ -112,11 +115,9 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     from pipeline.matches.workers import Workers, play_match
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
-    spec = args.game
     if "first" in files:
-        first, given = files["first"]
         load_checkpoint(first)  # a missing or damaged file is one line before its game is asked
-        spec = given or trusted_game(checkpoint_game(first), local_game(), first)
+        spec = spec or trusted_game(checkpoint_game(first), local_game(), first)
     if game is None:
         game = game_named(spec)
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)

@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,7 @@ from pipeline.games import OPENSPIEL_PREFIX, Game, make_game
 from pipeline.games.plugins import plugin_parts
 from pipeline.harness.tracking import default_tracking_uri, download_champion
 from pipeline.nets import CheckpointError
+from pipeline.nets.stored_game import stored_game
 from pipeline.plumbing.clip import quoted
 
 RUN_BEST = "best"  # the CHECKPOINT that names the network of this folder's run
@@ -70,8 +72,12 @@ def network_params(given: str | None, network: str | None, game: str) -> Params:
     return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {quoted(game)}")
 
 
-def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[Game, SENet | None]:
-    """The game and the network the arguments name; no network when neither a file nor --champion is given."""
+def load_network(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, refuse: Callable[[Game], None] = lambda game: None
+) -> tuple[Game, SENet | None]:
+    """The game and the network the arguments name; no network when neither a file nor --champion is given.
+    `refuse(game)` raises ValueError for arguments the game cannot take (more seats than it has), a
+    parser error before a checkpoint file's network is loaded with torch."""
     if args.checkpoint and args.champion:
         parser.error("give a CHECKPOINT or --champion, not both")
     if args.champion:
@@ -80,12 +86,14 @@ def load_network(parser: argparse.ArgumentParser, args: argparse.Namespace) -> t
             # the champion of the game asked for, else of the params.yaml beside: never another game's
             path, version = download_champion(uri, args.model_name, Path(directory), args.game or local_game())
             print(f"champion: {version}", file=sys.stderr)
-            return _load(parser, path, args.game)
+            return _load(parser, path, args.game, refuse)
     if args.checkpoint:
-        return _load(parser, *checkpoint_named(args.checkpoint, args.game))
+        return _load(parser, *checkpoint_named(args.checkpoint, args.game), refuse)
     if not args.game:
         parser.error("give a CHECKPOINT, --champion or --game")
-    return _game(parser, args.game), None
+    game = _game(parser, args.game)
+    _refuse(parser, refuse, game)
+    return game, None
 
 
 def checkpoint_named(text: str, game: str | None) -> tuple[Path, str | None]:
@@ -104,14 +112,30 @@ def checkpoint_named(text: str, game: str | None) -> tuple[Path, str | None]:
     return Path(f"models/best/gen_{generation}.ckpt"), game or local_game()
 
 
-def _load(parser: argparse.ArgumentParser, path: Path, spec: str | None) -> tuple[Game, SENet]:
-    game = _game(parser, spec) if spec else None  # a game that cannot be is one line before torch
+def _load(
+    parser: argparse.ArgumentParser, path: Path, spec: str | None, refuse: Callable[[Game], None]
+) -> tuple[Game, SENet]:
+    """The game first, from `spec` or the file's own game read without torch, so that a game that cannot
+    be and arguments it cannot take are one line before torch's import; then the network, for that game."""
+    spec = spec or (trusted_game(stored, local_game(), path) if (stored := stored_game(path)) else None)
+    game = _game(parser, spec) if spec else None
+    if game is not None:
+        _refuse(parser, refuse, game)
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
     if game is not None:
         return game, load_checkpoint(path, game.name)
     model = load_checkpoint(path)  # one clear line for a missing or foreign file
-    return _game(parser, trusted_game(checkpoint_game(path), local_game(), path)), model
+    game = _game(parser, trusted_game(checkpoint_game(path), local_game(), path))
+    _refuse(parser, refuse, game)
+    return game, model
+
+
+def _refuse(parser: argparse.ArgumentParser, refuse: Callable[[Game], None], game: Game) -> None:
+    try:
+        refuse(game)
+    except ValueError as err:
+        parser.error(str(err))
 
 
 def trusted_game(spec: str, given: str | None = None, path: Path | None = None) -> str:

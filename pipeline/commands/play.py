@@ -169,11 +169,11 @@ def main(argv):
         0, MAX_SEED, {"--seed": args.seed}
     ):
         parser.error(problem)
-    try:  # the names before the network's torch is imported; their number is checked against its game
+    try:  # the names before the network's torch is imported, and their number against its game
         seat_names(args.seats or "human", args.simulations)
     except ValueError as err:
         parser.error(str(err))
-    game, model = load_network(parser, args)
+    game, model = load_network(parser, args, lambda game: parse_seats(args.seats or "human", game.num_players))
     if args.checkpoint and (name := champions.shipped_name(args.checkpoint)):
         print(champions.summary(name), flush=True)
     try:
