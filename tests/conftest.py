@@ -21,3 +21,12 @@ def small_disk(tmp_path):
         pytest.skip(f"cannot mount a small filesystem here ({mounted.stderr.decode().strip() or 'not root'})")
     yield disk
     subprocess.run(["umount", str(disk)], check=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files of slow tests (real DVC pipelines, Ray, servers: minutes each) first, so that `pytest -n`
+    starts them while the short files fill the other cores, rather than ending on one of them alone.
+    pytest-xdist hands out whole files in this order (`--dist loadfile --no-loadscope-reorder` in
+    pyproject.toml; its default order, by the number of tests a file holds, put them last)."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: each file's own order is kept
