@@ -3,6 +3,7 @@ the same games against a panel, pruned by successive halving, resumed after a ki
 seeds, reported with a `search:` block; bad spaces and panels refused in one line."""
 
 import json
+import re
 import signal
 from pathlib import Path
 
@@ -59,6 +60,7 @@ def play_params(folder: Path, **play_settings) -> Path:
             "space": {
                 "search.c_puct": {"low": 0.5, "high": 5.0, "log": True},
                 "search.fpu_reduction": {"low": 0.0, "high": 1.0},
+                "search.root": {"choices": ["puct", "gumbel"]},  # a choice: its report column as it is written
             },
             "confirm": {"top": 1, "games": 4},
             **play_settings,
@@ -79,7 +81,8 @@ def run_study(folder: Path, *options: str) -> optuna.Study:
 def test_a_play_study_plays_the_same_games_prunes_reports_and_confirms(tmp_path):
     study = run_study(tmp_path)
     trials = study.get_trials()
-    assert trials[0].user_attrs[BASELINE] and trials[0].params == {"search.c_puct": 3.0, "search.fpu_reduction": 0.0}
+    shipped = {"search.c_puct": 3.0, "search.fpu_reduction": 0.0, "search.root": "puct"}
+    assert trials[0].user_attrs[BASELINE] and trials[0].params == shipped
     assert len([t for t in trials if t.state in (COMPLETE, PRUNED)]) == 8
     assert any(t.state == PRUNED for t in trials), "successive halving stops some trials at a rung"
     for trial in trials:
@@ -91,6 +94,7 @@ def test_a_play_study_plays_the_same_games_prunes_reports_and_confirms(tmp_path)
         assert trial.value == pytest.approx(play.figure(scores)["score"])
     report = (tmp_path / "sweeps" / "tiny-play" / "report.md").read_text()
     assert "```yaml\nsearch:\n  c_puct:" in report and "(not confirmed" in report
+    assert re.search(r"^\| 0 \(shipped\) \|.* \| 3 \| 0 \| puct \|$", report, re.M), "the shipped row, its choice too"
     runs = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}").search_runs(
         [MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}").get_experiment_by_name("alphazero-sweeps").experiment_id]
     )

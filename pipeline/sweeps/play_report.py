@@ -14,7 +14,7 @@ from pipeline.config import PLAY_SHIPPED, Params
 from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.sweeps.play import CONFIRMED, figure, trial_scores
 from pipeline.sweeps.study import BASELINE, FINISHED
-from pipeline.sweeps.training_report import shown, write_plots
+from pipeline.sweeps.training_report import param_value, shown, write_plots
 
 
 def search_block(params: Params, values: dict) -> str:
@@ -78,7 +78,7 @@ def trial_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
         rows.append(
             f"| {name} | {t.state.name.lower()} | {games} | {shown(now['score'])} | {shown(now['ci95_low'])}–"
             f"{shown(now['ci95_high'])} | "
-            + " | ".join(f"{t.params[p]:.4g}" if p in t.params else "" for p in paths)
+            + " | ".join(param_value(t.params[p]) if p in t.params else "" for p in paths)
             + " |"
         )
     header = "| trial | state | games a member | score | 95% interval | " + " | ".join(f"`{p}`" for p in paths) + " |"

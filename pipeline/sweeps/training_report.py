@@ -177,6 +177,11 @@ def compute_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
     return ["", f"Compute: {sum(spent.values())} generations trained ({parts})."]
 
 
+def param_value(value) -> str:
+    """A trial's value of one param in a report's table: a number to 4 digits, a choice as it is."""
+    return f"{value:.4g}" if isinstance(value, int | float) and not isinstance(value, bool) else str(value)
+
+
 def trial_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
     """A row a finished trial, strongest first: its strength and the params it tried, so that a reader
     sees what each figure belongs to without opening trials.csv."""
@@ -187,7 +192,7 @@ def trial_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
     rows = [
         f"| {t.number}{' (baseline)' if t.user_attrs.get(BASELINE) else ''} | {t.state.name.lower()} | "
         f"{t.values[0]:.3f} | {len(t.intermediate_values)} | "
-        + " | ".join(f"{t.params[path]:.4g}" if path in t.params else "" for path in paths)
+        + " | ".join(param_value(t.params[path]) if path in t.params else "" for path in paths)
         + " |"
         for t in finished
     ]
