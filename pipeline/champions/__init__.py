@@ -101,7 +101,8 @@ def summary(name: str) -> str:
     if training.get("generations") == 0 and training.get("teacher"):
         trained = f"no self-play: taught by {training['teacher']} ({training.get('wall', '?')})"
     tuned = play_search(name)
-    plays = "; plays with " + ", ".join(f"{k} {v}" for k, v in tuned.items()) + " (sweep --play)" if tuned else ""
+    settings = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}" for k, v in tuned.items())
+    plays = f"; plays with {settings} (sweep --play)" if tuned else ""
     return (
         f"{name} champion: {shape}, generation {data.get('generation', '?')} of its last run; {trained}{plays}"
         f" — its card: python -m pipeline champions {name}"
