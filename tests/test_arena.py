@@ -118,7 +118,8 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
         main([paths[0], "optimal", "--params", str(params)])
     err = capsys.readouterr().err
     assert exit.value.code == 1 and len(err.splitlines()) == 1
-    assert err.startswith("error: optimal: ") and "tictactoe brings no optimal player" in err
+    expected = "expected uct:N, mce:N, greedy or random (tictactoe brings no players of its own)"
+    assert err == f"error: unknown player 'optimal'; {expected}\n", "the game is the file's, read before torch"
 
 
 @pytest.mark.parametrize(

@@ -385,8 +385,8 @@ def test_an_unknown_panel_opponent_is_refused(tmp_path):
     params = load_params(tiny_params(tmp_path, panel=["uct:4", "minimax"]))
     with pytest.raises(
         ConfigError,
-        match=r"^sweep.panel\[1\]: unknown player 'minimax'; expected uct:N, mce:N, greedy or random, or one of "
-        r"tictactoe brings none of its own$",
+        match=r"^sweep.panel\[1\]: unknown player 'minimax'; expected uct:N, mce:N, greedy or random "
+        r"\(tictactoe brings no players of its own\)$",
     ):
         panel_specs(params)
 

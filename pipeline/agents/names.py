@@ -112,8 +112,12 @@ def refuse_not_brought(player: PlayerName, game) -> None:
 
     own = players_of(game)
     if player.kind not in (*NUMBERS, *BASELINES, *SEATS, NETWORK) and player.kind not in own:
-        brings = f"the players {game.name} brings: {', '.join(own)}" if own else f"{game.name} brings none of its own"
-        raise ValueError(f"unknown player {player.text!r}; expected {expected(BASELINES[:-1])}, or one of {brings}")
+        brings = (
+            f", or one of the players {game.name} brings: {', '.join(own)}"
+            if own
+            else (f" ({game.name} brings no players of its own)")
+        )
+        raise ValueError(f"unknown player {player.text!r}; expected {expected(BASELINES[:-1])}{brings}")
 
 
 def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
