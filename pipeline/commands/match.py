@@ -46,6 +46,7 @@ from pipeline.commands.networks import (
     RUN_BEST,
     add_params_argument,
     checkpoint_named,
+    file_game,
     local_game,
     network_params,
     trusted_game,
@@ -54,7 +55,6 @@ from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIO
 from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
-from pipeline.nets.stored_game import stored_game
 
 
 @entry_point
@@ -104,7 +104,7 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     spec = args.game
     if "first" in files:  # the game A's file names, read without torch (None: the load below says why)
         first, given = files["first"]
-        spec = given or (trusted_game(stored, local_game(), first) if (stored := stored_game(first)) else None)
+        spec = file_game(first, given)
     game = game_named(spec) if spec else None
     for player in (first_player, second) if game is not None else ():
         try:  # a kind the game does not bring: one line before torch

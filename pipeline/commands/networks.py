@@ -117,7 +117,7 @@ def _load(
 ) -> tuple[Game, SENet]:
     """The game first, from `spec` or the file's own game read without torch, so that a game that cannot
     be and arguments it cannot take are one line before torch's import; then the network, for that game."""
-    spec = spec or (trusted_game(stored, local_game(), path) if (stored := stored_game(path)) else None)
+    spec = file_game(path, spec)
     game = _game(parser, spec) if spec else None
     if game is not None:
         _refuse(parser, refuse, game)
@@ -129,6 +129,15 @@ def _load(
     game = _game(parser, trusted_game(checkpoint_game(path), local_game(), path))
     _refuse(parser, refuse, game)
     return game, model
+
+
+def file_game(path: Path, given: str | None = None) -> str | None:
+    """`given`, else the game checkpoint `path` names, read without torch and passed through
+    `trusted_game`; None where it cannot be read so (the full load then says why)."""
+    if given:
+        return given
+    stored = stored_game(path)
+    return trusted_game(stored, local_game(), path) if stored else None
 
 
 def _refuse(parser: argparse.ArgumentParser, refuse: Callable[[Game], None], game: Game) -> None:
