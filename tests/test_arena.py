@@ -177,6 +177,47 @@ def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, caps
     assert result["wins"] + result["ties"] + result["losses"] == 6
 
 
+def test_second_params_give_b_its_own_search_and_refuse_what_does_not_fit(tmp_path, capsys):
+    """Chen et al.'s yardstick as a command: one network, A searching one way and B another."""
+    import json
+
+    import torch
+    import yaml
+
+    from pipeline.commands.match import main
+    from pipeline.nets.checkpoint import save_checkpoint
+    from pipeline.nets.senet import NetworkShape, SENet
+
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    net = str(tmp_path / "net.ckpt")
+    save_checkpoint(net, SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
+    base = {"game": "tictactoe", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}
+    files = {}
+    for name, data in {
+        "a": base,
+        "b": {**base, "search": {"c_puct": 0.05}},
+        "other": {**base, "game": "tictacmo"},
+    }.items():
+        files[name] = tmp_path / f"{name}.yaml"
+        files[name].write_text(yaml.safe_dump(data))
+    argv = [net, net, "--games-per-seating", "8", "--simulations", "16", "--params", str(files["a"])]
+    main(argv)
+    alike = json.loads(capsys.readouterr().out)
+    main([*argv, "--second-params", str(files["a"])])
+    assert json.loads(capsys.readouterr().out) == alike, "the same settings by either way play the same games"
+    main([*argv, "--second-params", str(files["b"])])
+    assert json.loads(capsys.readouterr().out)["score"] != alike["score"], "B searched with its own c_puct"
+    for args, message in [
+        ([net, "uct:4", "--second-params", str(files["b"])], "error: --second-params: B (uct:4) is a baseline"),
+        ([*argv, "--second-params", str(files["other"])], f"error: --second-params: {files['other']} plays tictacmo"),
+    ]:
+        with pytest.raises(SystemExit) as exit:
+            main(args)
+        err = capsys.readouterr().err
+        assert exit.value.code == 1 and len(err.splitlines()) == 1 and err.startswith(message)
+
+
 def test_match_between_two_baselines_takes_the_game_from_game(capsys):
     import json
 

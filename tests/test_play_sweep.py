@@ -146,6 +146,7 @@ def test_a_play_study_killed_mid_trial_resumes_and_retries_the_lost_trial_with_i
         ({"search.nope": {"low": 0, "high": 1}}, "sweep.play.space: 'search.nope': no such search setting"),
         ({"train.learning_rate": {"low": 1e-4, "high": 1e-2}}, "'train.learning_rate' is not a search setting"),
         ({"search.simulations": {"low": 8, "high": 64}}, "'search.simulations' is the budget"),
+        ({"search.dirichlet_alpha": {"low": 0.1, "high": 2.0}}, "'search.dirichlet_alpha' is root noise"),
     ],
 )
 def test_a_space_that_is_not_search_settings_is_one_line_naming_it(tmp_path, space, message):

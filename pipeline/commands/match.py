@@ -9,7 +9,9 @@ where it plays that game, else from the params that trained A where A is a shipp
 the schema's defaults: the command works outside a checkout.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
-sit at the table; prints A's pairwise score against B (ties half) with a 95% confidence interval.
+sit at the table; `--second-params FILE` gives B, a network, the search settings of another file (a
+setting tuned by `sweep --play` against the one the network was trained with: Chen et al.'s yardstick);
+prints A's pairwise score against B (ties half) with a 95% confidence interval.
 `--first-alone` seats A once and B in every other seat, over every seat order (Petosa & Balch's setting:
 one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins (first place alone),
 ties (first place shared) and losses, and `ahead_of_half`: the games where A's own score is above zero,
@@ -51,7 +53,15 @@ from pipeline.commands.networks import (
     network_params,
     trusted_game,
 )
-from pipeline.config import MAX_GAMES, MAX_MOVE_SECONDS, MAX_SEED, MAX_SIMULATIONS, TIMED_SIMULATIONS
+from pipeline.config import (
+    MAX_GAMES,
+    MAX_MOVE_SECONDS,
+    MAX_SEED,
+    MAX_SIMULATIONS,
+    TIMED_SIMULATIONS,
+    Params,
+    load_params,
+)
 from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
@@ -77,6 +87,11 @@ def main(argv):
     )
     parser.add_argument("--move-time", type=float, metavar="S", help="networks search S seconds a move")
     add_params_argument(parser)
+    parser.add_argument(
+        "--second-params",
+        metavar="FILE",
+        help="params file of B's search settings, where B is a network (default: A's, as --params says)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
     parser.add_argument(
         "--first-alone", action="store_true", help="A in one seat, B in all others (Petosa & Balch's test)"
@@ -90,6 +105,8 @@ def main(argv):
             f"--move-time: expected seconds above 0, at most {MAX_MOVE_SECONDS:,.0f}, got {args.move_time}"
         )
     first_player, second = baseline_or_network(args.first), player_named(args.second)
+    if args.second_params and second.kind != NETWORK:
+        raise UsageError(f"--second-params: B ({args.second}) is a baseline; the option sets a network's search")
     if first_player.kind != NETWORK and not args.game:
         raise UsageError(f"{args.first}: A is a baseline; give the game to play with --game")
     play(args, first_player, second)
@@ -121,6 +138,7 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     if game is None:
         game = game_named(spec)
     params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
+    searches = {"first": params, "second": second_search(args.second_params, game) if args.second_params else params}
     seconds = args.move_time or 0.0
     simulations = args.simulations or (TIMED_SIMULATIONS if seconds else params.search.simulations)
     against_network = second.kind == NETWORK and first_player.kind == NETWORK
@@ -129,7 +147,7 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
         if player.kind == NETWORK:
             model = load_checkpoint(files[name][0], game.name)
             recipe = head_to_head_player if against_network else champion_player
-            specs.append(recipe(name, model, params, simulations, seconds))
+            specs.append(recipe(name, model, searches[name], simulations, seconds))
         else:
             baseline = baseline_spec(player, name, params.evaluate.c_uct, args.seed + len(specs))
             try:
@@ -155,6 +173,15 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     if args.first_alone:
         summary.update(first_place_counts(result.records, "first"))
     print(json.dumps(summary))
+
+
+def second_search(path: str, game: Game) -> Params:
+    """B's params from `--second-params`: they must be of the match's game (a value scheme or a chance
+    setting of another game's would not fit B's network)."""
+    params = load_params(path)
+    if make_game(params.game).name != game.name:
+        raise UsageError(f"--second-params: {path} plays {params.game}, the match {game.name}")
+    return params
 
 
 def game_named(spec: str) -> Game:

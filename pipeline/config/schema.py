@@ -356,6 +356,9 @@ class ConfirmParams(Section):
 
 
 PLAY_SHIPPED = "shipped"  # a play-time panel's member: the same network searching as its params say
+# Search settings of self-play's and head-to-head games' root noise only: a champion plays without noise, so
+# tuning them at play time would only tune how much one side of a head-to-head game is shaken.
+ROOT_NOISE = ("dirichlet_alpha", "dirichlet_epsilon")
 
 
 def _default_play_space() -> dict[str, SweepDimension]:
@@ -403,6 +406,11 @@ class PlaySweepParams(Section):
                 )
             if name == "simulations":
                 raise ValueError("'search.simulations' is the budget; set sweep.play.move_time or simulations")
+            if name in ROOT_NOISE:
+                raise ValueError(
+                    f"{path!r} is root noise, which a champion does not play with: the sweep's games against"
+                    " the shipped setting give both sides the shipped noise, so leave it out of the space"
+                )
             if name not in settings:
                 raise ValueError(f"{path!r}: no such search setting; expected one of {', '.join(settings)}")
         return space
