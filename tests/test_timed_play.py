@@ -25,6 +25,29 @@ def test_a_timed_search_stops_at_its_cap_when_time_is_plenty():
     assert searched(uct_agent(game, 20, seed=0, seconds=3600.0), game) == 20
 
 
+def test_a_timed_search_stops_when_its_tree_is_full_and_plays_a_whole_game_in_it(monkeypatch):
+    """Plenty of time and no cap: the tree's room bounds each move, and reuse never overflows it."""
+    from pipeline.agents import search_agent
+    from pipeline.search.forest import Forest
+
+    game = make_game("tictactoe")
+    monkeypatch.setattr(search_agent, "TIMED_TREE_BYTES", 100 * Forest.node_bytes(game))
+    agent = uct_agent(game, 10**5, seed=0, seconds=3600.0)
+    assert agent.forest.capacity == 100
+    moves, rng = [], np.random.default_rng(0)
+    state = game.initial_state(rng)
+    agent.begin(0, state, rng)
+    while not game.is_terminal(state):
+        before = agent.simulations
+        ((action, _),) = agent.act([0])
+        moves.append(agent.simulations - before)
+        assert agent.forest.used[0] <= agent.forest.capacity
+        state, _ = game.step(state, action, rng)
+        agent.observe(0, action, state)
+    assert moves[0] == 49, "the 99 nodes beside the root, a simulation taking at most two"
+    assert all(0 < m <= 49 for m in moves)
+
+
 def test_a_timed_search_runs_one_clock_step_when_time_is_up_at_once():
     game = make_game("tictactoe")
     assert searched(uct_agent(game, 1000, seed=0, seconds=1e-9), game) == CLOCK_STEP

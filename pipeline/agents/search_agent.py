@@ -35,6 +35,10 @@ class PlayConfig:
 # Simulations between two looks at the clock: few enough to stop near the deadline (at least one
 # step of `search.parallel_leaves` walkers).
 CLOCK_STEP = 8
+# A timed player's tree holds at most this many bytes of nodes (`Forest.node_bytes`): a timed move
+# searches until its time is up, its tree is full or it reached its cap, whichever comes first. A
+# tree of a fixed size, not a count of simulations, keeps a fast game's moves from stopping early.
+TIMED_TREE_BYTES = 2**28
 
 
 class SearchAgent:
@@ -46,10 +50,15 @@ class SearchAgent:
         self.gumbel = GumbelSearch(self.search) if search.root == "gumbel" else None
         if self.gumbel is not None and play.seconds > 0:
             raise ValueError(f"{name}: Gumbel search halves a fixed budget; a time a move needs search.root puct")
-        # Room for a whole game's worth of reused subtrees before a tree restarts at its root.
+        # Room for a whole game's worth of reused subtrees before a tree restarts at its root; a timed
+        # player's room is its memory's, and half of it is kept free for each move.
+        capacity = 8 * play.simulations + 16
+        if play.seconds > 0:
+            capacity = min(capacity, max(TIMED_TREE_BYTES // Forest.node_bytes(game), 64))
+        self.reserve = min(2 * play.simulations, capacity // 2)  # a simulation adds at most two nodes
         self.forest = Forest(
             game,
-            8 * play.simulations + 16,
+            capacity,
             slots=1 if play.seconds > 0 else 8,  # a timed player's big trees: grown one game at a time
             end_value=search.end_value(game),
             max_chance_children=search.max_chance_children,
@@ -66,7 +75,7 @@ class SearchAgent:
         slots = [self.slots[gid] for gid in game_ids]
         full = [play.full_search_fraction >= 1 or forest.rngs[s].random() < play.full_search_fraction for s in slots]
         for slot in slots:
-            if forest.room(slot) <= 2 * play.simulations:  # a simulation adds a chance node and its outcome
+            if forest.room(slot) <= self.reserve:
                 forest.reset(slot, forest.root_state(slot))
         if self.gumbel is not None:
             return self._act_gumbel(slots, full)
@@ -86,12 +95,14 @@ class SearchAgent:
         return [self._pick(slot, is_full, noise) for slot, is_full, noise in zip(slots, full, noisy)]
 
     def _simulate_for(self, slots: list[int], noisy: list[bool], seconds: float) -> int:
-        """Simulate every tree until `seconds` have passed (at least one step) or `simulations` ran;
-        how many ran."""
+        """Simulate every tree until `seconds` have passed (at least one step), `simulations` ran or a
+        tree has no room for another step; how many ran."""
         deadline, done = time.perf_counter() + seconds, 0
         between_looks = max(CLOCK_STEP, self.search.config.parallel_leaves)
-        while done < self.play.simulations and (done == 0 or time.perf_counter() < deadline):
-            step = min(between_looks, self.play.simulations - done)
+        room = min(self.forest.room(slot) for slot in slots) // 2  # simulations the fullest tree has room for
+        limit = min(self.play.simulations, room)
+        while done < limit and (done == 0 or time.perf_counter() < deadline):
+            step = min(between_looks, limit - done)
             self.search.simulate(self.forest, slots, step, self._forced(slots, noisy))
             done += step
         return done

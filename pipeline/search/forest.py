@@ -24,6 +24,10 @@ from pipeline.games.contract import GameFault
 from pipeline.plumbing.clip import quoted
 from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
 
+# What a node's game state and its Python bookkeeping cost, beyond the arrays: a generous guess (a
+# Connect-4 state takes about 0.4 KB, a 4-player Kingdomino one about 3 KB).
+STATE_BYTES = 4096
+
 
 class Forest:
     def __init__(
@@ -59,6 +63,14 @@ class Forest:
         self.root_priors = np.zeros((slots, actions), dtype=np.float32)  # priors at the root, noise mixed in
         self.rngs: list = [None] * slots
         self._free = list(range(slots - 1, -1, -1))
+
+    @staticmethod
+    def node_bytes(game) -> int:
+        """Bytes a node holds in the arrays above (a row per action of visits, value sums, priors,
+        children and legality, and its own values), plus `STATE_BYTES` for its state: what a tree of
+        a given size costs."""
+        actions, players = game.num_actions, game.num_players
+        return actions * (8 + 8 * players + 4 + 8 + 1) + 8 + 1 + 16 * players + 2 * 8 + STATE_BYTES
 
     # --- slots -------------------------------------------------------------------------------
     def _grow(self) -> None:
