@@ -156,6 +156,21 @@ def test_a_space_that_is_not_search_settings_is_one_line_naming_it(tmp_path, spa
     assert "\n" not in str(error.value)
 
 
+def test_a_confirmed_setting_is_a_trials_values_on_the_paths_the_space_still_has(tmp_path):
+    """A study begun when its space held the root noise: confirming it leaves the noise as the params say."""
+    params = load_params(play_params(tmp_path))
+    study = optuna.create_study(direction="maximize")
+    distributions = {
+        "search.c_puct": optuna.distributions.FloatDistribution(0.5, 5.0, log=True),
+        "search.dirichlet_alpha": optuna.distributions.FloatDistribution(0.05, 2.0, log=True),
+    }
+    values = {"search.c_puct": 0.7, "search.dirichlet_alpha": 1.7}
+    study.add_trial(optuna.trial.create_trial(params=values, distributions=distributions, value=0.6))
+    shipped, (name, tuned) = play.candidates(study, params)
+    assert shipped[0] == "shipped" and name == "trial 0"
+    assert tuned == {"search.c_puct": 0.7}
+
+
 def test_a_panel_member_the_game_cannot_seat_is_one_line_before_any_trial(tmp_path, capsys):
     params = play_params(tmp_path, panel=["shipped", "optimal"])
     storage = f"sqlite:///{tmp_path / 'sweep.db'}"

@@ -213,13 +213,16 @@ def trial_scores(trial: optuna.trial.FrozenTrial) -> dict[str, list[float]]:
 
 
 def candidates(study: optuna.Study, params: Params) -> list[tuple[str, dict]]:
-    """The shipped setting, then the `confirm.top` best complete trials of distinct settings."""
+    """The shipped setting, then the `confirm.top` best complete trials of distinct settings. A setting is
+    a trial's values on the space's paths: a path the space has dropped since (the root noise, refused
+    now) is left as the params say, so what is confirmed is what the space can tune."""
+    space = params.sweep.play.space
     chosen: list[tuple[str, dict]] = [(PLAY_SHIPPED, shipped_values(params))]
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     for trial in sorted(complete, key=lambda t: t.values[0], reverse=True):
         if len(chosen) > params.sweep.play.confirm.top:
             break
-        values = current_paths(trial.params)
+        values = {path: value for path, value in current_paths(trial.params).items() if path in space}
         if all(values != other for _, other in chosen):
             chosen.append((f"trial {trial.number}", values))
     if len(chosen) == 1:
