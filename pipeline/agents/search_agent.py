@@ -36,8 +36,8 @@ class PlayConfig:
 # step of `search.parallel_leaves` walkers).
 CLOCK_STEP = 8
 # A timed player's tree holds at most this many bytes of nodes (`Forest.node_bytes`): a timed move
-# searches until its time is up, its tree is full or it reached its cap, whichever comes first. A
-# tree of a fixed size, not a count of simulations, keeps a fast game's moves from stopping early.
+# searches until its time is up, its tree is full or it reached its cap, whichever comes first, so a
+# high cap (`match --simulations`) costs no more memory than this.
 TIMED_TREE_BYTES = 2**28
 
 

@@ -18,8 +18,8 @@ ties (first place shared) and losses, and `ahead_of_half`: the games where A's o
 which with more than two seats and pairwise scores (Kingdomino) is finishing ahead of more than half
 the table, not winning (a first place is a quarter of the games at parity for four players, that count
 half).
-`--move-time S` has the networks search S seconds a move instead of a budget (at most `--simulations`
-where given; else the time and the tree's room bound a move); baselines move by time where their name
+`--move-time S` has the networks search S seconds a move instead of a budget (at most `--simulations`,
+default 1000, and what the tree has room for); baselines move by time where their name
 says so (`uct:0.5s`, `mce:0.5s`). A match with a timed player plays one game at a time in each worker,
 so a move's time is its own, and its games are not reproducible move for move.
 Two networks play with root noise and `gate.temperature_moves` sampled opening moves (as in gating),

@@ -47,10 +47,10 @@ MAX_TREE_NODES = 2**27
 MAX_SEED = 2**63 - 1  # torch's manual_seed and numpy's generators take it
 MAX_WORKERS = 4096  # processes or Ray tasks at once
 MAX_MOVE_SECONDS = 3600.0  # a move searched by time: an hour; `inf` would never end the move
-# The most simulations a timed move runs unless `--simulations` says fewer: so many that a move's time
-# and its tree's room (`search_agent.TIMED_TREE_BYTES`) bound it instead. A cap of 1,000 stopped half
-# of a 2-player Kingdomino network's 0.25 s moves early, where its Monte Carlo opponent played on.
-TIMED_SIMULATIONS = 100_000
+# The most simulations a timed move runs unless `--simulations` says otherwise; the tree's room
+# (`search_agent.TIMED_TREE_BYTES`) bounds it too. It stops half of a 2-player Kingdomino network's
+# 0.25 s moves early, and lifting it bought no strength there (docs/results/play-time-kingdomino2.md).
+TIMED_SIMULATIONS = 1000
 MAX_EPOCHS = 1000  # passes over the training data a generation; 10^12 would train for ever in silence
 MAX_GENERATIONS = 10_000  # a sweep trial's generations; each costs a generation's self-play
 # Weights of the residual tower: ten times KataGo's largest (b40c256, 47 M). Training holds each one four
