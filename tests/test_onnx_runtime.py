@@ -18,10 +18,10 @@ import torch
 from pipeline import champions
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
-from pipeline.nets import onnx_runtime
+from pipeline.nets import network_evaluator, onnx_runtime
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.nets.int8 import calibration_positions
-from pipeline.nets.network_evaluator import NetworkEvaluator, TorchNetwork
+from pipeline.nets.network_evaluator import NetworkEvaluator, TorchNetwork, inference_runtime
 from pipeline.nets.onnx_runtime import OnnxNetwork, cached_onnx, export_key, onnx_bytes
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.plumbing.threads import use_threads
@@ -63,11 +63,13 @@ def test_onnx_runtime_answers_as_torch_does_for_every_game(name, cache):
         np.testing.assert_allclose(values, expected_values, atol=1e-4)
 
 
-def test_auto_takes_onnx_runtime_for_float32_on_the_cpu_and_torch_for_bfloat16():
+def test_auto_takes_onnx_runtime_for_float32_on_the_cpu_and_torch_for_bfloat16(monkeypatch):
     game = make_game("tictactoe")
     model = network(game, blocks=1, channels=8)
     assert isinstance(NetworkEvaluator(game, model).network, OnnxNetwork)
+    monkeypatch.setattr(network_evaluator, "native_bfloat16", lambda: True)
     assert isinstance(NetworkEvaluator(game, model, "bfloat16").network, TorchNetwork)
+    assert isinstance(NetworkEvaluator(game, model, "bfloat16", "torch").network, TorchNetwork)
     with pytest.raises(ConfigError, match="^search.runtime: onnxruntime runs float32 on the CPU; use torch or auto"):
         NetworkEvaluator(game, model, "bfloat16", "onnxruntime")
 
@@ -302,3 +304,25 @@ def test_training_arithmetic_flushes_denormals():
     assert tiny_product() > 0  # denormal arithmetic, as torch starts
     train_network(game, network(game, blocks=1, channels=8), samples, TrainParams(epochs=1), seed=0, progress=False)
     assert tiny_product() == 0.0
+
+
+def test_bfloat16_on_a_cpu_without_it_searches_in_float32_under_auto_and_says_so(monkeypatch, capsys):
+    """Emulated bf16 is 16x slower than float32 (the Connect-4 champion's params ask bf16): auto runs
+    float32 in ONNX Runtime, with one line; an explicit torch runtime keeps bf16."""
+    game = make_game("tictactoe")
+    model = network(game, blocks=1, channels=8)
+    monkeypatch.setattr(network_evaluator, "native_bfloat16", lambda: False)
+    network_evaluator._say_emulated_bfloat16.cache_clear()
+    states = calibration_positions(game, 8, seed=1)
+    fallback = NetworkEvaluator(game, model, "bfloat16")
+    assert isinstance(fallback.network, OnnxNetwork)
+    assert inference_runtime("bfloat16") == "onnxruntime"
+    np.testing.assert_allclose(
+        fallback.evaluate(states)[1], NetworkEvaluator(game, model).evaluate(states)[1], atol=1e-6
+    )
+    NetworkEvaluator(game, model, "bfloat16")
+    assert capsys.readouterr().err.splitlines() == [
+        "search.precision: bfloat16, but this CPU has no bf16 arithmetic: searching in float32"
+    ]
+    emulated = NetworkEvaluator(game, model, "bfloat16", "torch")
+    assert isinstance(emulated.network, TorchNetwork) and emulated.network.dtype == torch.bfloat16

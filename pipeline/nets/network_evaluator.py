@@ -5,15 +5,18 @@ On the CPU in float32 the network runs in ONNX Runtime (`runtime` auto, `onnx_ru
 TorchScript's positions/s at batch 1, where timed moves call it, and 1.0-1.3x at self-play's batch 64.
 Elsewhere it is traced and frozen with TorchScript: 15-20% more positions/s than eager torch for the
 small batches self-play feeds it (docs/results/speed-bench.md), same outputs. With `precision`
-bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16
-(docs/results/precision.md, "bf16 inference"), outputs within a few hundredths of float32's; elsewhere
-torch emulates bf16, slowly. With `int8` it runs quantized on an x86 CPU (`int8.py`): 1.3-1.6x bf16's
-self-play simulations/s here.
+bfloat16 it runs in bf16: 1.5-2.5x the positions/s where the CPU has AVX-512 BF16 or AMX
+(docs/results/precision.md, "bf16 inference"), outputs within a few hundredths of float32's. Elsewhere
+torch emulates bf16 at a sixteenth of float32's speed, so `runtime` auto searches in float32 there and
+says so once (`search_precision`); `runtime: torch` keeps the emulation. With `int8` it runs
+quantized on an x86 CPU (`int8.py`): 1.3-1.6x bf16's self-play simulations/s here.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 import torch
@@ -43,11 +46,36 @@ def inference_device(precision: str = "float32", device: Device = "auto") -> tor
     return torch.device("cuda" if device != "cpu" and torch.cuda.is_available() else "cpu")
 
 
+def native_bfloat16() -> bool:
+    """Whether this CPU has bf16 arithmetic (AVX-512 BF16 or AMX). torch tells only through private
+    probes; a torch without them is taken to have none."""
+    probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    return any(getattr(torch.cpu, probe, lambda: False)() for probe in probes)
+
+
+def search_precision(precision: str = "float32", runtime: str = "auto", device: Device = "auto") -> str:
+    """The precision search runs in: bfloat16 under `runtime` auto on a CPU without bf16 arithmetic is
+    float32, which is 16x faster there (the Connect-4 champion's 100-simulation games on an AVX2 EPYC),
+    not slower, as the shipped Connect-4 params' bfloat16 would be."""
+    if precision != "bfloat16" or runtime != "auto" or inference_device(precision, device).type != "cpu":
+        return precision
+    if native_bfloat16():
+        return precision
+    _say_emulated_bfloat16()
+    return "float32"
+
+
+@cache
+def _say_emulated_bfloat16() -> None:
+    print("search.precision: bfloat16, but this CPU has no bf16 arithmetic: searching in float32", file=sys.stderr)
+
+
 def inference_runtime(precision: str = "float32", runtime: str = "auto", device: Device = "auto") -> str:
     """torch or onnxruntime: auto takes ONNX Runtime for float32 on the CPU, torch elsewhere (a GPU,
     bfloat16, int8), where ONNX Runtime's CPU provider has no faster kernels or none at all."""
     if runtime not in RUNTIMES:
         raise ConfigError(f"search.runtime: expected one of {', '.join(RUNTIMES)}, got {runtime!r}")
+    precision = search_precision(precision, runtime, device)
     on_cpu_float32 = inference_device(precision, device).type == "cpu" and precision == "float32"
     if runtime == "onnxruntime" and not on_cpu_float32:
         raise ConfigError("search.runtime: onnxruntime runs float32 on the CPU; use torch or auto here")
@@ -86,7 +114,9 @@ class TorchNetwork:
 def inference_network(
     model: SENet, game, precision: str = "float32", runtime: str = "auto", device: Device = "auto"
 ) -> Network:
-    """`model` ready for search on `device` in the runtime `runtime` resolves to (`inference_runtime`)."""
+    """`model` ready for search on `device`, in the precision (`search_precision`) and runtime
+    (`inference_runtime`) that `precision` and `runtime` resolve to here."""
+    precision = search_precision(precision, runtime, device)
     if inference_runtime(precision, runtime, device) == "onnxruntime":
         return onnx_network(model, game)
     return TorchNetwork(model, game, precision, device)
