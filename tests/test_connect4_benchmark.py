@@ -54,6 +54,10 @@ def test_command_prints_rows_or_one_error_line(network, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(checkpoint), "--c-puct", "0"])
     assert capsys.readouterr().err.splitlines()[-1].endswith("--c-puct: expected a positive number, got 0.0")
+    with pytest.raises(SystemExit):
+        main([str(checkpoint), "--fpu-reduction", "-0.1"])
+    refusal = capsys.readouterr().err.splitlines()[-1]
+    assert refusal.endswith("--fpu-reduction: expected a number of at least 0, got -0.1")
 
     files = ["--files", str(DATA / "cols_L2_R1.txt"), "--positions", "3", "--json", "--simulations", "0"]
     main([str(checkpoint), *files, "--runtime", "torch"])  # the same rows from torch's runtime

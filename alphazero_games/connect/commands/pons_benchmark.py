@@ -2,7 +2,8 @@
 loss) than the best one.
 
 `python -m pipeline connect4_benchmark CHECKPOINT [--simulations 0 100] [--root puct|gumbel] [--files F ...]
-[--positions N] [--c-puct C] [--precision float32|bfloat16|int8] [--runtime auto|torch|onnxruntime] [--json]`
+[--positions N] [--c-puct C] [--fpu-reduction R] [--precision float32|bfloat16|int8]
+[--runtime auto|torch|onnxruntime] [--json]`
 
 A file is either a test set (`MOVES SCORE` a line, as `Test_L2_R1`) or a labelled set (`MOVES s1 ... s7`,
 the exact score of every column, −1000 for a full one, as `cols_L2_R1.txt`). Outcomes of the columns
@@ -42,12 +43,20 @@ def main(argv):
         default=SearchConfig().c_puct,
         help=f"PUCT's exploration constant (default {SearchConfig().c_puct}; a run's curve uses the run's own)",
     )
+    parser.add_argument(
+        "--fpu-reduction",
+        type=float,
+        default=SearchConfig().fpu_reduction,
+        help="first-play urgency: an unvisited move's value is its parent's less this (default 0, off)",
+    )
     parser.add_argument("--precision", choices=list(PRECISIONS), default="float32", help="the network's arithmetic")
     parser.add_argument("--runtime", choices=list(RUNTIMES), default="auto", help="what runs the network")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not (math.isfinite(args.c_puct) and args.c_puct > 0):
         parser.error(f"--c-puct: expected a positive number, got {args.c_puct}")
+    if not (math.isfinite(args.fpu_reduction) and args.fpu_reduction >= 0):
+        parser.error(f"--fpu-reduction: expected a number of at least 0, got {args.fpu_reduction}")
     problems = [out_of_range(0, MAX_SIMULATIONS, {"--simulations": n}) for n in args.simulations]
     problems.append(out_of_range(1, MAX_GAMES, {"--positions": args.positions}))
     if problem := next(filter(None, problems), None):
@@ -61,7 +70,13 @@ def main(argv):
         evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision, args.runtime))
     except ConfigError as err:
         parser.error(str(err).replace("search.runtime", "--runtime"))
-    config = SearchConfig(c_puct=args.c_puct, root=args.root, precision=args.precision, runtime=args.runtime)
+    config = SearchConfig(
+        c_puct=args.c_puct,
+        fpu_reduction=args.fpu_reduction,
+        root=args.root,
+        precision=args.precision,
+        runtime=args.runtime,
+    )
     try:
         rows = mistake_rates(game, evaluator, files, args.positions, args.simulations, config)
     except ValueError as err:
