@@ -75,3 +75,8 @@ def play_sweep_games(seed: int, member: int, rung: int) -> list[int]:
 def play_confirmation_games(seed: int, member: int, block: int) -> list[int]:
     """Games no trial played, the same for every confirmed setting."""
     return [seed, PLAY_CONFIRMATION, member, block]
+
+
+def play_openings(games: list[int]) -> list[int]:
+    """The random openings of a play-time sweep's games drawn from `games` (`sweep.play.opening_plies`)."""
+    return [*games, RANDOM_OPENINGS]

@@ -207,3 +207,21 @@ def test_a_worker_whose_trial_was_failed_as_lost_meanwhile_goes_on(tmp_path, cap
 
     with pytest.raises(ValueError, match="a bug of the objective's own"):
         optimize_one(study, broken)
+
+
+def test_openings_are_random_moves_every_seat_order_of_a_round_starts_from(tmp_path):
+    """`opening_plies`: Connect-4's first player wins between strong players, so every trial scored its
+    seat, not its setting; from random openings, each shared by both seat orders, the games differ."""
+    params = load_params(play_params(tmp_path, opening_plies=4))
+    table = play.Table(str(network(tmp_path)), params)
+    game, orders = table.game, len(table.orders)
+    starts = table.openings(8, [0, 1])
+    assert len(starts) == 8 * orders
+    assert all(starts[i] is starts[i - i % orders] for i in range(len(starts))), "one opening a round"
+    planes = game.encode_batch(starts[::orders])
+    assert len({p.tobytes() for p in planes}) > 1 and not game.is_terminal(starts[0])
+    assert (game.encode_batch(table.openings(8, [0, 1])[::orders]) == planes).all(), "drawn from the games' seed"
+    assert not (game.encode_batch(table.openings(8, [0, 2])[::orders]) == planes).all()
+    scores = table.play(play.shipped_values(params), "uct:8", [0, 1], 4, "openings")
+    assert len(scores) == 4 and all(s in (0.0, 0.5, 1.0) for s in scores)
+    assert play.Table(str(network(tmp_path)), load_params(play_params(tmp_path))).openings(8, [0, 1]) is None

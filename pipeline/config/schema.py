@@ -392,6 +392,9 @@ class PlaySweepParams(Section):
     min_games: Games = Field(20, ge=1, description="games against each panel member before the pruner first looks")
     max_games: Games = Field(80, ge=1, description="games against each panel member of a trial played to the end")
     reduction_factor: Int = Field(2, ge=2, le=16, description="successive halving: rungs at min_games x this^k")
+    opening_plies: Int = Field(
+        0, ge=0, description="each round of seat orders starts after 0..N random moves, the same for every order"
+    )
     space: dict[str, SweepDimension] = Field(default_factory=_default_play_space, min_length=1)
     confirm: PlayConfirmParams = PlayConfirmParams()
 

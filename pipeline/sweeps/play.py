@@ -36,6 +36,7 @@ from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.config import PLAY_SHIPPED, ConfigError, Params, current_paths
 from pipeline.games import make_game
 from pipeline.harness.tracking import child_run
+from pipeline.jobs.selfplay import random_openings
 from pipeline.matches.arena import pairwise_score, seat_permutations
 from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
@@ -117,17 +118,26 @@ class Table:
                 ),
             ]
         timed = any(spec.play.seconds > 0 for spec in specs)
-        seatings = self.orders * (block_games(games, len(self.orders)) // len(self.orders))
+        rounds = block_games(games, len(self.orders)) // len(self.orders)
         result = play_match(
             self.game.name,
             specs,
-            seatings,
+            self.orders * rounds,
             seed,
             1 if timed else self.params.selfplay.parallel_games,
             Workers.from_params(self.params),
             progress=label,
+            starts=self.openings(rounds, seed),
         )
         return [pairwise_score([record], "tuned", opponent) for record in result.records]
+
+    def openings(self, rounds: int, seed: list[int]) -> list | None:
+        """Each game's first position under `opening_plies`, the same for every seat order of a round, so
+        an opening that favours a seat favours each side once; None: the initial position. Where strong
+        players decide a game from its first move (Connect-4's first player wins), openings give the
+        settings something to decide."""
+        drawn = random_openings(self.game, rounds, self.params.sweep.play.opening_plies, seeds.play_openings(seed))
+        return None if drawn is None else [opening for opening in drawn for _ in self.orders]
 
 
 def shipped_values(params: Params) -> dict[str, Any]:
