@@ -26,9 +26,12 @@ def search_block(params: Params, values: dict) -> str:
 
 def budget_line(params: Params) -> str:
     play = params.sweep.play
-    if play.move_time > 0:
-        return f"{play.move_time:g} s a move (the networks at most {play.simulations} simulations)"
-    return f"{play.simulations} simulations a move"
+    budget = (
+        f"{play.move_time:g} s a move (the networks at most {play.simulations} simulations)"
+        if play.move_time > 0
+        else f"{play.simulations} simulations a move"
+    )
+    return budget + (f", each round from 0..{play.opening_plies} random moves" if play.opening_plies else "")
 
 
 def confirmation_lines(figures: dict) -> list[str]:
