@@ -114,9 +114,8 @@ class TorchNetwork:
 def inference_network(
     model: SENet, game, precision: str = "float32", runtime: str = "auto", device: Device = "auto"
 ) -> Network:
-    """`model` ready for search on `device`, in the precision (`search_precision`) and runtime
-    (`inference_runtime`) that `precision` and `runtime` resolve to here."""
-    precision = search_precision(precision, runtime, device)
+    """`model` ready for search on `device` in the runtime `runtime` resolves to (`inference_runtime`,
+    which runs an emulated bfloat16 in float32 under auto: `search_precision`)."""
     if inference_runtime(precision, runtime, device) == "onnxruntime":
         return onnx_network(model, game)
     return TorchNetwork(model, game, precision, device)
