@@ -15,6 +15,8 @@ SWEEP_VERSUS_BASELINE = 104729  # [seed, 104729]: the best trial against the bas
 SWEEP_CONFIRMATION = 1299709  # [seed, 1299709, k, a, b]: candidate k's network a against baseline network b;
 # [seed, 1299709, k]: the bootstrap of candidate k's interval
 PLAY_SWEEP = 15485863  # [seed, 15485863, k, r]: every play-time trial's rung r of games against panel member k
+POPULATION_MEMBER = 49979687  # [seed, 49979687, m]: population member m's own seed (its games and training)
+POPULATION_PANEL = 67867967  # [seed, 67867967, g, k]: every member's games against panel member k at generation g
 PLAY_CONFIRMATION = 32452843  # [seed, 32452843, k, b]: block b of the confirmation's games against member k
 
 
@@ -80,3 +82,11 @@ def play_confirmation_games(seed: int, member: int, block: int) -> list[int]:
 def play_openings(games: list[int]) -> list[int]:
     """The random openings of a play-time sweep's games drawn from `games` (`sweep.play.opening_plies`)."""
     return [*games, RANDOM_OPENINGS]
+
+
+def population_member(seed: int, member: int) -> list[int]:
+    return [seed, POPULATION_MEMBER, member]
+
+
+def population_panel(seed: int, generation: int, opponent: int) -> list[int]:
+    return [seed, POPULATION_PANEL, generation, opponent]

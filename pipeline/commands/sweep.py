@@ -12,6 +12,11 @@ every trial, plots) is written to `--out` (default `sweeps/<study>`) when the wo
 time instead, `sweep.play` of its params (`pipeline/sweeps/play.py`): `--confirm` then plays the top
 settings and the shipped one again on fresh seeds. Its params: `--params`, else `params.yaml` where it
 plays the network's game, else the params a shipped champion was trained with.
+
+`--population` trains `sweep.population.members` networks side by side instead, on Ray Tune's
+population-based training (`pipeline/sweeps/population.py`): its folder is `--dir/<study>` (default
+`populations/<study>`), where running the command again resumes it; the report, the champion and its
+params go to `--out` (default `sweeps/<study>`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,10 @@ def main(argv):
         "--play", metavar="NETWORK", help="tune how this network searches at play time (sweep.play), not training"
     )
     parser.add_argument(
+        "--population", action="store_true", help="population-based training on Ray Tune (sweep.population)"
+    )
+    parser.add_argument("--dir", default="populations", help="with --population: the folder of its runs")
+    parser.add_argument(
         "--storage", default=None, help="default: sweep.storage, else $OPTUNA_STORAGE, else sqlite:///sweep.db"
     )
     parser.add_argument("--trials", type=int, default=None, help="default: sweep.trials")
@@ -55,8 +64,12 @@ def main(argv):
     refuse_outside(1, MAX_GAMES, {"--trials": args.trials})
     refuse_outside(0, MAX_WORKERS, {"--worker": args.worker})
     refuse_outside(0, MAX_GAMES, {"--versus-baseline": args.versus_baseline})
+    if args.play and args.population:
+        raise UsageError("--play and --population: one study at a time")
     if args.play:
         return play_sweep(args)
+    if args.population:
+        return population_sweep(args)
     training_sweep(args)
 
 
@@ -125,6 +138,33 @@ def finish(params, study, url: str, metrics: dict, out: Path, report: Path, fail
     print(f"report: {report}")
     if failed:  # the report shows the study as it stands; a re-run finishes it
         raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")
+
+
+def population_sweep(args) -> None:
+    """`--population`: the members trained side by side, their report and the champion."""
+    for option in ("confirm", "versus_baseline", "storage", "trials"):
+        if getattr(args, option):
+            raise UsageError(f"--{option.replace('_', '-')}: a training sweep's; a population has none")
+    from pipeline.config import load_params
+    from pipeline.harness.tracking import log_to_run, sweep_parent_run
+
+    params_path = Path(args.params or "params.yaml")
+    params = load_params(params_path)
+    from pipeline.sweeps import population, population_report  # Ray Tune: seconds to import
+
+    population.check(params)  # a bad space or panel: one line, before Ray starts
+    folder = Path(args.dir).resolve() / params.population_study()
+    if args.report_only:
+        results = population.tuner(params, folder, []).get_results()
+    else:
+        results = population.run_population(params, folder)
+    out = Path(args.out or Path("sweeps") / params.population_study())
+    report, headline = population_report.write_report(results, params, params_path, folder, out)
+    parent = sweep_parent_run(params, params.population_study(), population.open_folder(params, folder), {})
+    log_to_run(params, parent, headline, out)
+    print(f"report: {report}")
+    if results.errors:
+        raise SystemExit(f"error: {len(results.errors)} members failed; run the command again to go on")
 
 
 def play_sweep(args) -> None:

@@ -434,6 +434,62 @@ class PlaySweepParams(Section):
         return games + [self.max_games] if games[-1] < self.max_games else games
 
 
+def _default_population_space() -> dict[str, SweepDimension]:
+    return {
+        "search.c_puct": SweepDimension(low=0.5, high=8.0, log=True),
+        "search.dirichlet_alpha": SweepDimension(low=0.05, high=2.0, log=True),
+        "train.learning_rate": SweepDimension(low=0.0003, high=0.003, log=True),
+        "selfplay.root_value_weight": SweepDimension(low=0.0, high=0.75),
+    }
+
+
+# What a member may change between generations: how it searches, plays itself and trains. Its network's
+# shape, the game, the value scheme of the samples already in its window and where it runs may not.
+POPULATION_SECTIONS = ("search", "selfplay", "train")
+
+
+class PopulationParams(Section):
+    """`python -m pipeline sweep --population`: population-based training (Jaderberg et al. 2017; Wu, Wei
+    & Wu 2020) on Ray Tune (`pipeline/sweeps/population.py`). `members` runs of generations side by side;
+    every `interval` generations each plays `panel` and the bottom `quantile` copy a top member's
+    checkpoint and perturb (or, with `resample`, redraw) its settings within `space`."""
+
+    study: str | None = Field(None, description="None: <game>-population")
+    members: Int = Field(4, ge=2, le=MAX_WORKERS, description="runs trained side by side")
+    generations: Int = Field(12, ge=1, le=MAX_GENERATIONS, description="generations of every member")
+    interval: Int = Field(2, ge=1, description="generations between measurements (and exploits)")
+    panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:200"], min_length=1)
+    fitness: Literal["mean", "min"] = Field(
+        "mean", description="of the panel's pairwise scores: mean, or min (the weakest match decides)"
+    )
+    games_per_seating: Games = Field(4, ge=1, description="games per seat arrangement against each panel member")
+    eval_simulations: Simulations = Field(50, ge=1, description="a member's search budget against the panel")
+    quantile: Float = Field(0.25, gt=0, le=0.5, description="share of members that copy (bottom) and are copied (top)")
+    resample: Float = Field(0.25, ge=0, le=1, description="chance that explore redraws a setting, not perturbs it")
+    max_failures: Int = Field(3, ge=0, le=100, description="restarts of a dead member from its checkpoint")
+    space: dict[str, SweepDimension] = Field(default_factory=_default_population_space, min_length=1)
+
+    @field_validator("space")
+    @classmethod
+    def _changes_between_generations(cls, space: dict[str, SweepDimension]) -> dict[str, SweepDimension]:
+        for path in space:
+            section = current_path(path).partition(".")[0]
+            if section not in POPULATION_SECTIONS:
+                raise ValueError(
+                    f"{path!r} cannot change between generations (a member keeps its network, game and value"
+                    f" scheme); a population varies {', '.join(s + '.*' for s in POPULATION_SECTIONS)}"
+                )
+            if current_path(path) == "selfplay.games":
+                raise ValueError("'selfplay.games' follows search.simulations (equal cost a generation); tune that")
+        return space
+
+    @model_validator(mode="after")
+    def _whole_intervals(self) -> PopulationParams:
+        if self.generations % self.interval:
+            raise ValueError(f"generations: {self.generations} is not a multiple of interval {self.interval}")
+        return self
+
+
 class SweepParams(Section):
     """`python -m pipeline sweep`: an Optuna study over `space` (dotted params paths)."""
 
@@ -459,6 +515,7 @@ class SweepParams(Section):
     space: dict[str, SweepDimension] = Field(default_factory=_default_space, min_length=1)
     confirm: ConfirmParams = ConfirmParams()
     play: PlaySweepParams = Field(default_factory=PlaySweepParams)
+    population: PopulationParams = Field(default_factory=PopulationParams)
 
 
 class TeacherParams(Section):
@@ -552,6 +609,7 @@ class Params(Section):
     @model_validator(mode="after")
     def _space_names_numeric_params(self) -> Params:
         spaces = {"sweep.space": self.sweep.space, "sweep.play.space": self.sweep.play.space}
+        spaces["sweep.population.space"] = self.sweep.population.space
         for field, space in spaces.items():
             for path, dimension in space.items():
                 section, _, name = path.partition(".")
@@ -611,7 +669,14 @@ class Params(Section):
 
     def sweep_study(self) -> str:
         """The training sweep's study name: `sweep.study`, else the game's, `connect4-search`."""
-        return self.sweep.study or f"{re.sub(r'[^0-9A-Za-z]+', '_', self.game).strip('_')}-search"
+        return self.sweep.study or f"{self.game_slug()}-search"
+
+    def population_study(self) -> str:
+        """The population's name: `sweep.population.study`, else the game's, `connect3x3-population`."""
+        return self.sweep.population.study or f"{self.game_slug()}-population"
+
+    def game_slug(self) -> str:
+        return re.sub(r"[^0-9A-Za-z]+", "_", self.game).strip("_")
 
     def section_hash(self, *names: str) -> str:
         """Short hash of the named sections, recorded in checkpoints for provenance."""

@@ -519,3 +519,21 @@ def log_to_run(params: Params, run_id: str, metrics: dict[str, float], folder: P
         for path in sorted(Path(folder).iterdir()):
             if path.is_file() and not path.name.startswith("."):
                 client.log_artifact(run_id, str(path), Path(folder).name)
+
+
+def population_member_run(params: Params, parent_id: str, uid: str, member: int, name: str) -> str:
+    """A population member's child run, shared by every driver that resumes the population and found by
+    the population's identity `uid` and the member's number."""
+    client = _client(params)
+    experiment_id = _parent(client, params, parent_id).info.experiment_id
+    identity = {"population_uid": uid, "population_member": str(member)}
+    return _shared_run(client, experiment_id, identity, {"mlflow.parentRunId": parent_id}, name, {})
+
+
+def log_step(params: Params, run_id: str, metrics: dict[str, float], step: int, tags: dict | None = None) -> None:
+    """Metrics at one step (a population member's generation) and tags, in one call to the store."""
+    from mlflow.entities import Metric, RunTag
+
+    now = int(time.time() * 1000)
+    batch = [Metric(key, float(value), now, step) for key, value in metrics.items()]
+    _client(params).log_batch(run_id, metrics=batch, tags=[RunTag(k, str(v)) for k, v in (tags or {}).items()])

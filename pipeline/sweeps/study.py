@@ -131,14 +131,15 @@ def trial_params(base: Params, values: dict[str, Any], seed: int | None = None) 
     return params if seed is None else with_overrides(params, {"seed": seed})
 
 
-def panel_specs(params: Params) -> list[AgentSpec]:
+def panel_specs(params: Params, panel: list[str] | None = None, field: str = "sweep.panel") -> list[AgentSpec]:
+    """The reference players of `panel` (default: `sweep.panel`); a bad one is one line naming `field`."""
     specs, game = [], make_game(params.game)
-    for i, text in enumerate(params.sweep.panel):
+    for i, text in enumerate(params.sweep.panel if panel is None else panel):
         try:
             player = parse_player(text, BASELINES)
             refuse_not_brought(player, game)
         except ValueError as err:
-            raise ConfigError(f"sweep.panel[{i}]: {err}") from None
+            raise ConfigError(f"{field}[{i}]: {err}") from None
         specs.append(baseline_spec(player, text, params.evaluate.c_uct, params.seed + 1000 + i))
     return specs
 
@@ -147,14 +148,20 @@ def metric_name(opponent: str) -> str:
     return "vs_" + opponent.replace(":", "")
 
 
-def panel_strength(game, model, params: Params, opponents: list[AgentSpec]) -> dict[str, float]:
-    """Mean pairwise score (ties half) against each panel member over every seat, and their mean."""
-    subject = champion_player("trained", model, params, params.sweep.eval_simulations)
+def panel_strength(
+    game, model, params: Params, opponents: list[AgentSpec], simulations=None, games_per_seating=None, stream=None
+) -> dict[str, float]:
+    """Mean pairwise score (ties half) against each panel member over every seat, and their mean. The
+    network searches `simulations` a move (default `sweep.eval_simulations`), `games_per_seating` games
+    (default `sweep.games_per_seating`) against member k draw from `stream(k)` (default the sweep's)."""
+    subject = champion_player("trained", model, params, simulations or params.sweep.eval_simulations)
     table = seat_permutations([0] + [1] * (game.num_players - 1))
+    games_per_seating = games_per_seating or params.sweep.games_per_seating
+    stream = stream or (lambda k: seeds.sweep_panel(params.seed, k))
     matches = []
     for k in range(len(opponents)):
         seatings = [[0 if seat == 0 else k + 1 for seat in seating] for seating in table]
-        matches.append((seatings * params.sweep.games_per_seating, seeds.sweep_panel(params.seed, k)))
+        matches.append((seatings * games_per_seating, stream(k)))
     results = play_matches(
         game.name, [subject, *opponents], matches, params.selfplay.parallel_games, Workers.from_params(params)
     )

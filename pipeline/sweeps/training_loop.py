@@ -35,6 +35,18 @@ def games_on_budget(budget: int, spent: int, simulations_per_game: float) -> int
     return max(1, round((budget - spent) / simulations_per_game))
 
 
+def play_and_train(game, model: SENet, samples: dict, params: Params, generation: int):
+    """One generation in place: `model` plays itself, its games join the replay window `samples`, and it
+    is trained on the window. Returns the new window and the self-play and training results."""
+    from pipeline.jobs.train import train_network  # Lightning: imported by the trainers, not by `init`
+
+    selfplay = run_selfplay(game, model, params, generation, progress=False)
+    samples = windowed(samples, selfplay.samples, generation, params.train)
+    seed = params.seed + generation
+    train = train_network(game, model, samples, params.train, seed, progress=False, device=params.device)
+    return samples, selfplay, train
+
+
 def train_generations(
     game,
     params: Params,
@@ -46,8 +58,6 @@ def train_generations(
     and may raise to stop early (a pruned trial). With `simulations_per_generation`, every generation
     after the first plays as many games as bring the summed simulations to that budget times the
     generations so far (the first plays `selfplay.games`)."""
-    from pipeline.jobs.train import train_network  # Lightning: imported by the trainers, not by `init`
-
     model = initial_network(game, params)
     samples = empty_samples(game)
     simulations, seconds, per_game = 0, 0.0, 0.0
@@ -56,11 +66,8 @@ def train_generations(
         if simulations_per_generation and generation > 1:
             games = games_on_budget(generation * simulations_per_generation, simulations, per_game)
             params = params.model_copy(update={"selfplay": params.selfplay.model_copy(update={"games": games})})
-        selfplay = run_selfplay(game, model, params, generation, progress=False)
+        samples, selfplay, train = play_and_train(game, model, samples, params, generation)
         per_game = selfplay.simulations / selfplay.games
-        samples = windowed(samples, selfplay.samples, generation, params.train)
-        seed = params.seed + generation
-        train = train_network(game, model, samples, params.train, seed, progress=False, device=params.device)
         simulations += selfplay.simulations
         seconds += time.perf_counter() - started
         report = GenerationReport(

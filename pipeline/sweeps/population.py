@@ -1,0 +1,350 @@
+"""Population-based training (Jaderberg et al. 2017), as Wu, Wei & Wu (2020) tuned AlphaZero with it:
+`sweep.population.members` runs of generations side by side, on Ray Tune's `PopulationBasedTraining`
+(its command: `python -m pipeline sweep --population`).
+
+A member is a run of generations without a gate, as a sweep trial's (`training_loop.py`): self-play, the
+replay window, training. Its settings are a point of `sweep.population.space`; its seed is its own, drawn
+from `params.seed` and its number. Every `interval` generations it plays the panel (`fitness`: the mean or
+the weakest of its pairwise scores, on games every member plays at that generation) and reports with a
+checkpoint of all it needs to go on: network, replay window, generation, settings and spent compute. Its
+optimiser starts afresh each generation, as in every run of this project, so there is none to keep; its
+random state is its seed and generation. Ray Tune then copies a top member's checkpoint into a bottom
+member (exploit) and perturbs or redraws that member's settings (explore), kept inside the space here.
+
+Ray Tune owns the schedule, the folder (`--dir`, one sub-folder per population) and resuming: a driver
+killed at any moment resumes from that folder, and a member whose process dies restarts from its last
+checkpoint (`max_failures`). The members share this machine's cores, one each, or a Ray cluster's.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import tempfile
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from ray import tune
+from ray.tune.schedulers import PopulationBasedTraining
+from ray.tune.search.basic_variant import BasicVariantGenerator
+
+from pipeline import seeds
+from pipeline.config import ConfigError, Params, current_path
+from pipeline.games import make_game
+from pipeline.harness.tracking import (
+    log_step,
+    population_member_run,
+    set_run_status,
+    settle_runs,
+    sweep_parent_run,
+)
+from pipeline.jobs.replay import empty_samples, load_samples, save_samples
+from pipeline.matches.ray_backend import connect
+from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint, weights_digest
+from pipeline.nets.senet import initial_network
+from pipeline.plumbing.atomic import write_json
+from pipeline.plumbing.progress import progress_bar
+from pipeline.plumbing.threads import use_threads
+from pipeline.sweeps.study import panel_specs, panel_strength, param_value, trial_params
+from pipeline.sweeps.training_loop import play_and_train
+
+NETWORK = "network.ckpt"  # in a member's checkpoint folder: the project's checkpoint, which play and match take
+WINDOW = "window.npz"  # its replay window
+MEMBER = "member.json"  # its `MemberState`
+IDENTITY = "population.json"  # in the population's folder: the params it was started with and its MLflow id
+SPACE_FIELD = "sweep.population.space"
+# Checkpoints kept a member: exploit copies a top member's latest, which may be one report old by the time
+# the copy is made (Ray Tune warns below 3).
+KEPT = 3
+PANEL_FIELD = "sweep.population.panel"
+
+
+@dataclass
+class MemberState:
+    """What a member's checkpoint says of it beside its network and window."""
+
+    member: int  # whose run wrote the checkpoint: another member's number in a copied one
+    generation: int
+    values: dict  # its settings, the space's paths
+    simulations: int = 0  # self-play simulations of the lineage behind the network
+    seconds: float = 0.0  # wall seconds of its self-play and training
+    lineage: list = field(default_factory=list)  # [generation, member] of every copy behind the network
+
+
+def member_index(trial_id: str) -> int:
+    """A member's number: Ray Tune's trial ids end in the trial's index, `5f0a1_00003`."""
+    return int(trial_id.rsplit("_", 1)[-1])
+
+
+def member_folder(trial) -> str:
+    return f"member_{member_index(trial.trial_id)}"
+
+
+def member_seed(base_seed: int, member: int) -> int:
+    return int(np.random.SeedSequence(seeds.population_member(base_seed, member)).generate_state(1)[0])
+
+
+def member_params(base: Params, values: dict, member: int) -> Params:
+    """The base params with a member's settings (self-play games rescaled to the same cost a generation,
+    as a sweep trial's) and its own seed, on one worker."""
+    params = trial_params(base, values, member_seed(base.seed, member))
+    return params.model_copy(update={"workers": 1})
+
+
+def is_integer(base: Params, path: str) -> bool:
+    value = param_value(base, path)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def domains(base: Params) -> dict:
+    """Ray Tune's distribution of each dimension: drawn for a member's start and explore's redraws."""
+    result = {}
+    for path, dim in base.sweep.population.space.items():
+        if dim.choices is not None:
+            result[path] = list(dim.choices)
+        elif is_integer(base, path):
+            low, high = round(dim.low), round(dim.high)
+            result[path] = tune.lograndint(low, high + 1) if dim.log else tune.randint(low, high + 1)
+        else:
+            result[path] = tune.loguniform(dim.low, dim.high) if dim.log else tune.uniform(dim.low, dim.high)
+    return result
+
+
+class InsideSpace:
+    """Explore's last step: Ray Tune perturbs a value by x1.2 or x0.8, which may leave its range or make
+    an integer a float; this puts it back at the nearest bound and rounds integers."""
+
+    def __init__(self, base: Params):
+        self.bounds = {
+            path: (dim.low, dim.high, is_integer(base, path))
+            for path, dim in base.sweep.population.space.items()
+            if dim.choices is None
+        }
+
+    def __call__(self, config: dict) -> dict:
+        for path, (low, high, integer) in self.bounds.items():
+            value = min(max(config[path], low), high)
+            config[path] = round(value) if integer else float(value)
+        return config
+
+
+def check(base: Params) -> None:
+    """Everything a member would refuse, refused here before any work: a bound or choice of the space the
+    params' own schema rejects, and a panel player the game does not know."""
+    for path, dim in base.sweep.population.space.items():
+        values = dim.choices if dim.choices is not None else [dim.low, dim.high]
+        for value in values:
+            value = round(value) if is_integer(base, path) and dim.choices is None else value
+            try:
+                member_params(base, {current_path(path): value}, 0)
+            except ConfigError as err:
+                reason = str(err).split(": ", 1)[-1]
+                raise ConfigError(f"{SPACE_FIELD}: {path!r} = {value!r} is not a valid value: {reason}") from None
+    panel_specs(base, base.sweep.population.panel, PANEL_FIELD)
+
+
+def baseline_values(base: Params) -> dict:
+    """Member 0 starts from the params' own values, as a sweep's first trial does."""
+    return {path: param_value(base, path) for path in base.sweep.population.space}
+
+
+def fitness(strength: dict[str, float], how: str) -> float:
+    scores = [value for key, value in strength.items() if key != "strength"]
+    return float(np.mean(scores) if how == "mean" else np.min(scores))
+
+
+def save_member(folder: Path, model, samples: dict, state: MemberState, game_name: str) -> None:
+    save_checkpoint(folder / NETWORK, model, game_name)
+    save_samples(folder / WINDOW, samples)
+    write_json(folder / MEMBER, asdict(state))
+
+
+def load_member(folder: Path, game_name: str):
+    model = load_checkpoint(folder / NETWORK, game_name)
+    return model, load_samples(folder / WINDOW), MemberState(**json.loads((folder / MEMBER).read_text()))
+
+
+def train_member(config: dict, base: Params) -> None:
+    """Ray Tune's function trainable: one member, from its checkpoint (its own, or a top member's that
+    exploit copied in) to `generations`, reporting every `interval` generations."""
+    use_threads(1)  # a member is given one core
+    population = base.sweep.population
+    game = make_game(base.game)
+    member = member_index(tune.get_context().get_trial_id())
+    values = {path: config[path] for path in population.space}
+    params = member_params(base, values, member)
+    opponents = panel_specs(params, population.panel, PANEL_FIELD)
+    copied_from = -1
+    checkpoint = tune.get_checkpoint()
+    if checkpoint is None:
+        model, samples = initial_network(game, params), empty_samples(game)
+        state = MemberState(member, 0, values)
+    else:
+        with checkpoint.as_directory() as folder:
+            model, samples, state = load_member(Path(folder), game.name)
+        if state.member != member:  # exploit: a top member's network and window, this member's seed
+            copied_from = state.member
+            state.lineage.append([state.generation, state.member])
+        state.member, state.values = member, values
+    restored = weights_digest(model.state_dict())
+    while state.generation < population.generations:
+        started, simulations, games = time.perf_counter(), 0, 0
+        for _ in range(population.interval):
+            state.generation += 1
+            samples, selfplay, train = play_and_train(game, model, samples, params, state.generation)
+            simulations += selfplay.simulations
+            games += selfplay.games
+        trained = time.perf_counter()
+        generation = state.generation
+        strength = panel_strength(
+            game,
+            model,
+            params,
+            opponents,
+            population.eval_simulations,
+            population.games_per_seating,
+            lambda k, generation=generation: seeds.population_panel(base.seed, generation, k),
+        )
+        state.simulations += simulations
+        state.seconds += trained - started
+        metrics = {
+            "fitness": fitness(strength, population.fitness),
+            **{key: value for key, value in strength.items() if key != "strength"},
+            "generation": generation,
+            "member": member,
+            "copied_from": copied_from,  # this report's network began from that member's (-1: its own)
+            "restored_weights": restored,
+            "weights": weights_digest(model.state_dict()),
+            "games": games,
+            "interval_simulations": simulations,  # compute this process spent: a population's total
+            "interval_seconds": trained - started,
+            "eval_seconds": time.perf_counter() - trained,
+            "lineage_simulations": state.simulations,
+            "policy_loss": train.policy_loss,
+            "value_loss": train.value_loss,
+            "lineage": json.dumps(state.lineage),
+            **values,
+        }
+        with tempfile.TemporaryDirectory() as folder:
+            save_member(Path(folder), model, samples, state, game.name)
+            tune.report(metrics, checkpoint=tune.Checkpoint.from_directory(folder))
+        copied_from, restored = -1, metrics["weights"]
+
+
+def identity(base: Params) -> dict:
+    """What makes a population folder this population's: every param its members read."""
+    return {"params": base.model_dump(mode="json", exclude={"threads", "workers", "backend", "tracking", "device"})}
+
+
+def open_folder(base: Params, folder: Path) -> str:
+    """The population's folder, made or found again; its MLflow identity. A folder that holds a population
+    of other params is refused: resuming it would mix two studies."""
+    path = folder / IDENTITY
+    wanted = identity(base)
+    if path.exists():
+        held = json.loads(path.read_text())
+        if held["identity"] != wanted:
+            raise ConfigError(
+                f"{folder}: holds a population started with other params; give another --dir or study name"
+            )
+        return held["uid"]
+    uid = uuid.uuid4().hex
+    write_json(path, {"identity": wanted, "uid": uid})
+    return uid
+
+
+def tuner(base: Params, folder: Path, callbacks: list) -> tune.Tuner:
+    """A new population in `folder`, or the one there resumed where it stopped."""
+    population = base.sweep.population
+    trainable = tune.with_resources(tune.with_parameters(train_member, base=base), {"cpu": 1})
+    if tune.Tuner.can_restore(str(folder)):
+        return tune.Tuner.restore(str(folder), trainable, resume_unfinished=True, resume_errored=True)
+    scheduler = PopulationBasedTraining(
+        time_attr="training_iteration",
+        perturbation_interval=1,  # an iteration is `interval` generations
+        hyperparam_mutations=domains(base),
+        quantile_fraction=population.quantile,
+        resample_probability=population.resample,
+        custom_explore_fn=InsideSpace(base),
+    )
+    searcher = BasicVariantGenerator(points_to_evaluate=[baseline_values(base)], random_state=base.seed)
+    return tune.Tuner(
+        trainable,
+        param_space=domains(base),
+        tune_config=tune.TuneConfig(
+            metric="fitness",
+            mode="max",
+            scheduler=scheduler,
+            search_alg=searcher,
+            num_samples=population.members,
+            reuse_actors=False,
+            trial_dirname_creator=member_folder,
+        ),
+        run_config=tune.RunConfig(
+            name=folder.name,
+            storage_path=str(folder.parent),
+            failure_config=tune.FailureConfig(max_failures=population.max_failures),
+            checkpoint_config=tune.CheckpointConfig(num_to_keep=KEPT),
+            callbacks=callbacks,
+            verbose=0,
+        ),
+    )
+
+
+class Progress(tune.Callback):
+    """The driver's view of the members' reports: a progress bar over every member's generations, and
+    MLflow, one child run per member under the population's parent run: its fitness, panel scores and
+    losses per generation, its settings as metrics (they change), its copies as tags."""
+
+    def __init__(self, base: Params, parent_run: str, uid: str, bar):
+        self.base, self.parent_run, self.uid, self.bar = base, parent_run, uid, bar
+        self.runs: dict[int, str] = {}
+        self.seen: dict[int, int] = {}  # member -> latest generation reported
+
+    def run_of(self, member: int) -> str:
+        if member not in self.runs:
+            name = f"{self.base.population_study()} member {member}"
+            self.runs[member] = population_member_run(self.base, self.parent_run, self.uid, member, name)
+        return self.runs[member]
+
+    def on_trial_result(self, iteration, trials, trial, result, **info):
+        member, generation = int(result["member"]), int(result["generation"])
+        self.bar.update(max(0, generation - self.seen.get(member, 0)))
+        self.seen[member] = generation
+        self.bar.set_postfix_str(f"member {member} gen {generation}: {result['fitness']:.3f}")
+        names = ["fitness", "policy_loss", "value_loss", "games", "lineage_simulations"]
+        metrics = {name: result[name] for name in names}
+        metrics |= {key: value for key, value in result.items() if key.startswith("vs_")}
+        metrics |= {f"setting.{path}": result[path] for path in self.base.sweep.population.space}
+        tags = {"lineage": result["lineage"]}
+        if result["copied_from"] >= 0:
+            tags[f"copied_at_generation_{generation - self.base.sweep.population.interval}"] = result["copied_from"]
+        log_step(self.base, self.run_of(member), metrics, generation, tags)
+
+    def on_trial_complete(self, iteration, trials, trial, **info):
+        settle_runs(self.base, [self.run_of(member_index(trial.trial_id))], "FINISHED")
+
+
+def run_population(base: Params, folder: Path) -> tune.ResultGrid:
+    """Run (or resume) the population in `folder` to its last generation; Ray on this machine, or the
+    cluster at `backend.ray_address`."""
+    random.seed(base.seed)  # Ray Tune's explore draws from Python's `random`
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # its tables at verbose 0 say nothing our bar does not
+    logging.getLogger("ray.tune").setLevel(logging.ERROR)  # nor do its notes on files not written yet
+    uid = open_folder(base, folder)
+    parent = sweep_parent_run(base, base.population_study(), uid, base.sweep.population.model_dump())
+    connect(base.backend.ray_address)
+    population = base.sweep.population
+    bar = progress_bar(total=population.members * population.generations, desc="population generations")
+    try:
+        set_run_status(base, parent, "RUNNING")
+        results = tuner(base, folder, [Progress(base, parent, uid, bar)]).fit()
+    finally:
+        bar.close()
+    set_run_status(base, parent, "FAILED" if results.errors else "FINISHED")
+    return results
