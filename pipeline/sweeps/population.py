@@ -296,15 +296,17 @@ def tuner(base: Params, folder: Path, callbacks: list) -> tune.Tuner:
     )
 
 
-class Progress(tune.Callback):
-    """The driver's view of the members' reports: a progress bar over every member's generations, and
-    MLflow, one child run per member under the population's parent run: its fitness, panel scores and
-    losses per generation, its settings as metrics (they change), its copies as tags."""
+@dataclass
+class Driver:
+    """The process that runs the population now: its params (their tracking URI may differ from the first
+    driver's, on a new machine), MLflow parent run, identity and progress bar."""
 
-    def __init__(self, base: Params, parent_run: str, uid: str, bar):
-        self.base, self.parent_run, self.uid, self.bar = base, parent_run, uid, bar
-        self.runs: dict[int, str] = {}
-        self.seen: dict[int, int] = {}  # member -> latest generation reported
+    base: Params
+    parent_run: str
+    uid: str
+    bar: object
+    runs: dict = field(default_factory=dict)  # member -> its MLflow run
+    seen: dict = field(default_factory=dict)  # member -> latest generation reported
 
     def run_of(self, member: int) -> str:
         if member not in self.runs:
@@ -312,22 +314,34 @@ class Progress(tune.Callback):
             self.runs[member] = population_member_run(self.base, self.parent_run, self.uid, member, name)
         return self.runs[member]
 
+
+class Progress(tune.Callback):
+    """The driver's view of the members' reports: a progress bar over every member's generations, and
+    MLflow, one child run per member under the population's parent run: its fitness, panel scores and
+    losses per generation, its settings as metrics (they change), its copies as tags.
+
+    Ray Tune pickles its callbacks with the population and a resumed driver gets them back from there, so
+    the callback holds nothing of a driver: it reports to `Progress.driver`, the one running now."""
+
+    driver: Driver | None = None
+
     def on_trial_result(self, iteration, trials, trial, result, **info):
-        member, generation = int(result["member"]), int(result["generation"])
-        self.bar.update(max(0, generation - self.seen.get(member, 0)))
-        self.seen[member] = generation
-        self.bar.set_postfix_str(f"member {member} gen {generation}: {result['fitness']:.3f}")
+        driver, member, generation = Progress.driver, int(result["member"]), int(result["generation"])
+        driver.bar.update(max(0, generation - driver.seen.get(member, 0)))
+        driver.seen[member] = generation
+        driver.bar.set_postfix_str(f"member {member} gen {generation}: {result['fitness']:.3f}")
         names = ["fitness", "policy_loss", "value_loss", "games", "lineage_simulations"]
         metrics = {name: result[name] for name in names}
         metrics |= {key: value for key, value in result.items() if key.startswith("vs_")}
-        metrics |= {f"setting.{path}": result[path] for path in self.base.sweep.population.space}
+        metrics |= {f"setting.{path}": result[path] for path in driver.base.sweep.population.space}
         tags = {"lineage": result["lineage"]}
         if result["copied_from"] >= 0:
-            tags[f"copied_at_generation_{generation - self.base.sweep.population.interval}"] = result["copied_from"]
-        log_step(self.base, self.run_of(member), metrics, generation, tags)
+            tags[f"copied_at_generation_{generation - driver.base.sweep.population.interval}"] = result["copied_from"]
+        log_step(driver.base, driver.run_of(member), metrics, generation, tags)
 
     def on_trial_complete(self, iteration, trials, trial, **info):
-        settle_runs(self.base, [self.run_of(member_index(trial.trial_id))], "FINISHED")
+        driver = Progress.driver
+        settle_runs(driver.base, [driver.run_of(member_index(trial.trial_id))], "FINISHED")
 
 
 def run_population(base: Params, folder: Path) -> tune.ResultGrid:
@@ -343,7 +357,8 @@ def run_population(base: Params, folder: Path) -> tune.ResultGrid:
     bar = progress_bar(total=population.members * population.generations, desc="population generations")
     try:
         set_run_status(base, parent, "RUNNING")
-        results = tuner(base, folder, [Progress(base, parent, uid, bar)]).fit()
+        Progress.driver = Driver(base, parent, uid, bar)
+        results = tuner(base, folder, [Progress()]).fit()
     finally:
         bar.close()
     set_run_status(base, parent, "FAILED" if results.errors else "FINISHED")
