@@ -5,6 +5,7 @@ the compute spent."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def write_report(results, params: Params, params_path: Path, folder: Path, out: 
     lines += [
         "",
         f"Compute: {simulations:,} self-play simulations, {core_hours:.2f} core-hours (self-play, training and "
-        f"panel games, one core a member); {copies} copies.",
+        f"panel games, one core a member); {copies} cop{'y' if copies == 1 else 'ies'} of a member by another.",
     ]
     ranked = ranking(rows)
     best = ranked.iloc[0]
@@ -126,7 +127,7 @@ def write_report(results, params: Params, params_path: Path, folder: Path, out: 
     ]
     for _, r in ranked.iterrows():
         cells = [str(int(r["member"])), str(int(r["generation"])), shown(r["fitness"])]
-        cells += [shown(r[c]) for c in panel] + [str(r["lineage"])] + [f"{r[p]:.4g}" for p in space]
+        cells += [shown(r[c]) for c in panel] + [copies_text(r["lineage"])] + [f"{r[p]:.4g}" for p in space]
         lines.append("| " + " | ".join(cells) + " |")
     headline = {"best_fitness": float(best["fitness"]), "simulations": simulations, "core_hours": core_hours}
     if finished:
@@ -156,6 +157,11 @@ def write_report(results, params: Params, params_path: Path, folder: Path, out: 
     lines += ["", "![schedule](schedule.png)", "", "![strength](strength.png)"]
     write_text(out / "report.md", "\n".join(lines) + "\n")
     return out / "report.md", headline
+
+
+def copies_text(lineage: str) -> str:
+    """A member's lineage as the table shows it: `gen 4 from 2, gen 8 from 0`."""
+    return ", ".join(f"gen {g} from {m}" for g, m in json.loads(lineage)) or "none"
 
 
 def plain(value, integer: bool):

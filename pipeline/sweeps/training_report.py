@@ -104,7 +104,7 @@ def write_best_params(params_path: Path, values: dict, out: Path) -> None:
         *sections, name = path.split(".")
         node = data
         for section in sections:
-            node = node[section]
+            node = node.setdefault(section, {})  # a short params file may leave a section to its defaults
         node[name] = value
     buffer = io.StringIO()
     yaml.dump(data, buffer)
