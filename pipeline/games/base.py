@@ -73,6 +73,13 @@ class Game(Protocol):
 
 
 @runtime_checkable
+class BoundsItsLength(Protocol):
+    """A game that may run longer than `contract.MAX_PLIES` moves says how long it may run."""
+
+    def max_plies(self) -> int: ...
+
+
+@runtime_checkable
 class PlaysGreedy(Protocol):
     """A game with a player-greedy policy (Kingdomino's: the anchor's greedy player), which greedy
     playouts at the leaves and `mce` play out with."""

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from pipeline.games.base import BoundsItsLength, offers
 from pipeline.plumbing.clip import clip, quoted
 from pipeline.plumbing.failures import GameFault
 
@@ -18,6 +19,24 @@ CHECK_PLIES = 300  # moves a checked game plays at most (a longer game is checke
 # 40 bytes an action): 2^16 actions already take 2.6 GB for a 1,000-node timed move.
 MAX_ACTIONS = 2**16
 MAX_OBSERVATION = 2**22  # numbers in one observation: 16 MiB of float32 a position
+# Moves a game plays at most, unless it declares its own `max_plies()` (`BoundsItsLength`): a game whose end
+# never comes (the fault a user's own rules most often have) stops a match, a self-play or `play` with one
+# line instead of running for ever. Kingdomino, the longest built-in game, ends within 100.
+MAX_PLIES = 10_000
+
+
+def ply_cap(game) -> int:
+    """The most moves a game of `game` may take: its own `max_plies`, else `MAX_PLIES`."""
+    return int(game.max_plies()) if offers(game, BoundsItsLength) else MAX_PLIES
+
+
+def check_length(game, plies: int) -> None:
+    """One line where a game that has not ended has run past its cap."""
+    if plies >= ply_cap(game):
+        raise GameFault(
+            f"game {quoted(game.name)}: no end after {plies:,} moves (expected a game to end within "
+            f"{ply_cap(game):,}; a longer game declares max_plies)"
+        )
 
 
 def check_contract(game, seed: int = 0) -> None:

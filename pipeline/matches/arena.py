@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.agents.base import Agent
+from pipeline.games.contract import check_length
 
 
 @dataclass
@@ -95,7 +96,9 @@ def play_games(
                 moves += 1
                 for other in _distinct(seatings[gid]):
                     other.observe(gid, action, state)
-                if game.is_terminal(state):
+                if not game.is_terminal(state):
+                    check_length(game, len(record.actions))
+                else:
                     record.scores = game.scores(state)
                     record.final_state = state
                     for other in _distinct(seatings[gid]):
