@@ -243,9 +243,10 @@ def test_match_plays_the_champions_own_game_wherever_it_runs(where, tmp_path):
     assert (result["first"], result["games"]) == ("connect3x3", 6)  # 3 players: 6 mixed seatings
 
 
-def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_otherwise(tmp_path, monkeypatch):
-    """play, analyse and match: `--params`, else params.yaml of the same game, else the shipped
-    champion's own params (outside a checkout too), else the defaults."""
+def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_otherwise(tmp_path, monkeypatch, capsys):
+    """play, analyse and match: `--params`, else a shipped champion's own params and card (in a checkout
+    whose params.yaml plays its game too: the champion plays as its card says), else params.yaml of the
+    same game, else the defaults; one line at a terminal says which, and whence."""
     from pipeline.commands.networks import network_params
 
     monkeypatch.chdir(tmp_path)  # no params.yaml here: outside a checkout
@@ -256,8 +257,15 @@ def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_othe
     assert network_params(None, "connect4", "connect4") == own
     local = shipped_params_text().replace("game: tictacmo", "game: connect4", 1)
     (tmp_path / "params.yaml").write_text(local.replace("c_puct: 3.0", "c_puct: 1.5", 1))
-    assert network_params(None, "connect4", "connect4").search.c_puct == 1.5
+    assert network_params(None, "connect4", "connect4") == own  # the champion, not the checkout's params
+    assert network_params(None, "some.ckpt", "connect4").search.c_puct == 1.5  # a file: params.yaml
     assert network_params(str(champions.params_path("tictacmo")), "connect4", "connect4").game == "tictacmo"
+    assert capsys.readouterr().err == ""  # not at a terminal
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True)
+    network_params(None, "tictacmo", "tictacmo")
+    card = champions.play_search("tictacmo")
+    line = f"search: c_puct {card['c_puct']:.4g}, fpu_reduction {card['fpu_reduction']:.4g}, root puct"
+    assert capsys.readouterr().err == f"{line} (from the tictacmo champion's card)\n"
 
 
 def test_champions_prints_a_cards_whole_text_by_name(capsys):

@@ -52,24 +52,37 @@ def add_params_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def network_params(given: str | None, network: str | None, game: str) -> Params:
-    """`--params` where given; else `params.yaml` where it exists and plays `game`; else the params that
-    trained the network where it names a shipped champion, with the search settings its card's
-    `play.search` tuned for play; else the schema's defaults for `game`. So a shipped champion searches
-    as it plays best, in a checkout or outside one."""
+    """`--params` where given; else, where the network names a shipped champion, the params that trained
+    it with the search settings its card's `play.search` tuned for play (a champion plays as its card
+    says, in a checkout or outside one); else `params.yaml` where it exists and plays `game`; else the
+    schema's defaults for `game`. At a terminal, one line says which settings the search takes, and whence
+    (a log or a pipe gets the command's own output alone)."""
+    params, source = _network_params(given, network, game)
+    if sys.stderr.isatty():
+        search = params.search
+        settings = f"c_puct {search.c_puct:.4g}, fpu_reduction {search.fpu_reduction:.4g}, root {search.root}"
+        print(f"search: {settings} (from {source})", file=sys.stderr)
+    return params
+
+
+def _network_params(given: str | None, network: str | None, game: str) -> tuple[Params, str]:
     if given:
-        return load_params(given)
-    local = Path("params.yaml")
-    if local.is_file():
-        params = load_params(local)
-        if params.game == game:
-            return params
+        return load_params(given), given
     name = champions.shipped_name(network) if network else None
     if name is not None and champions.params_path(name).is_file():
         params = load_params(champions.params_path(name))
         tuned = champions.play_search(name)  # what a play-time sweep confirmed, on the card
         search = {**params.search.model_dump(), **tuned}
-        return parse_params({**params.model_dump(), "search": search}, f"{champions.card_path(name)}: play.search")
-    return parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {quoted(game)}")
+        where = f"{champions.card_path(name)}: play.search"
+        source = f"the {name} champion's card" if tuned else f"the params that trained the {name} champion"
+        return parse_params({**params.model_dump(), "search": search}, where), source
+    local = Path("params.yaml")
+    if local.is_file():
+        params = load_params(local)
+        if params.game == game:
+            return params, "params.yaml"
+    defaults = parse_params({"game": game, "generations": [{"gen": 1, "prev": 0}]}, f"the defaults for {quoted(game)}")
+    return defaults, f"the defaults for {quoted(game)}"
 
 
 def load_network(
