@@ -4,9 +4,9 @@ baseline too, with `--game` (`match mce:200 greedy --game "kingdomino(players=4)
 A and B may name shipped champions (`tictacmo`: `python -m pipeline champions` lists them; a file of
 that name wins), or `best`: the network the run in this folder ended with (`models/best/gen_N.ckpt`, N
 the `champion_gen` of metrics/summary.json), which must play params.yaml's game. The game is A's, the
-one its checkpoint was trained for; the search settings come from `--params`, else from `params.yaml`
-where it plays that game, else from the params that trained A where A is a shipped champion, else from
-the schema's defaults: the command works outside a checkout.
+one its checkpoint was trained for; the search settings come from `--params`, else, where A is a shipped
+champion, from the params that trained it and its card's `play.search`, else from `params.yaml` where it
+plays that game, else from the schema's defaults: the command works outside a checkout.
 
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; `--second-params FILE` gives B, a network, the search settings of another file (a

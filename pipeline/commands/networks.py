@@ -46,8 +46,8 @@ def add_network_arguments(parser: argparse.ArgumentParser) -> None:
 def add_params_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--params",
-        help="params file of the search settings; default: params.yaml where it plays the network's game, "
-        "else the params a shipped champion was trained with, else the defaults",
+        help="params file of the search settings; default: a shipped champion's own (its params and card), "
+        "else params.yaml where it plays the network's game, else the defaults",
     )
 
 

@@ -10,8 +10,9 @@ every trial, plots) is written to `--out` (default `sweeps/<study>`) when the wo
 
 `--play NETWORK` (a checkpoint or a shipped champion's name) tunes how that network searches at play
 time instead, `sweep.play` of its params (`pipeline/sweeps/play.py`): `--confirm` then plays the top
-settings and the shipped one again on fresh seeds. Its params: `--params`, else `params.yaml` where it
-plays the network's game, else the params a shipped champion was trained with.
+settings and the shipped one again on fresh seeds. Its params: `--params`, else the params a shipped
+champion was trained with and its card's `play.search`, else `params.yaml` where it plays the network's
+game.
 
 `--population` trains `sweep.population.members` networks side by side instead, on Ray Tune's
 population-based training (`pipeline/sweeps/population.py`): its folder is `--dir/<study>` (default
@@ -150,7 +151,12 @@ def population_sweep(args) -> None:
 
     params_path = Path(args.params or "params.yaml")
     params = load_params(params_path)
-    from pipeline.sweeps import population, population_report  # Ray Tune: seconds to import
+    try:
+        from pipeline.sweeps import population, population_report  # Ray Tune: seconds to import
+    except ImportError as err:
+        if (err.name or "").split(".")[0] not in ("ray", "tensorboardX"):
+            raise
+        raise UsageError("--population runs on Ray Tune: pip install -e '.[population]'") from None
 
     population.check(params)  # a bad space or panel: one line, before Ray starts
     folder = Path(args.dir).resolve() / params.population_study()

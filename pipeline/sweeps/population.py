@@ -25,6 +25,7 @@ import random
 import tempfile
 import time
 import uuid
+import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -350,6 +351,8 @@ def run_population(base: Params, folder: Path) -> tune.ResultGrid:
     random.seed(base.seed)  # Ray Tune's explore draws from Python's `random`
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # its tables at verbose 0 say nothing our bar does not
     logging.getLogger("ray.tune").setLevel(logging.ERROR)  # nor do its notes on files not written yet
+    # A function trainable cannot reset its config in place: a copied member's process starts again
+    warnings.filterwarnings("ignore", "Consider boosting PBT performance", UserWarning)
     uid = open_folder(base, folder)
     parent = sweep_parent_run(base, base.population_study(), uid, base.sweep.population.model_dump())
     connect(base.backend.ray_address)
