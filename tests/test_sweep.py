@@ -367,6 +367,7 @@ def test_two_worker_processes_share_one_journal_storage(tmp_path):
         ({"space": {"train.augment": {"low": 0, "high": 1}}}, "'train.augment' takes choices, not a range"),
         ({"space": {"search.c_puct": {"low": 3, "high": 2}}}, "sweep.space.search.c_puct: give low <= high"),
         ({"pruner": "asha"}, "sweep.pruner: unknown value 'asha'"),
+        ({"space": {"search.c_puct": {"low": 0, "high": 2, "log": True}}}, "needs low > 0, got 0"),
         (
             {"simulations_per_generation": 500, "space": {"selfplay.games": {"low": 2, "high": 8}}},
             "'selfplay.games' is set by sweep.simulations_per_generation",
@@ -379,6 +380,22 @@ def test_bad_sweep_params_give_one_line_naming_the_field(tmp_path, sweep, messag
     with pytest.raises(ConfigError, match=message) as err:
         parse_params(data)
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("space", "message"),
+    [
+        ({"search.c_puct": {"low": -5, "high": -1}}, "sweep.space: 'search.c_puct' = -5 is not a valid value"),
+        ({"search.c_puct": {"choices": ["bogus"]}}, "sweep.space: 'search.c_puct' = 'bogus' is not a valid value"),
+    ],
+)
+def test_a_space_the_params_refuse_is_one_line_before_any_trial(tmp_path, capsys, space, message):
+    params_path = tiny_params(tmp_path, space=space)
+    with pytest.raises(SystemExit):
+        sweep_command.main(["--params", str(params_path), "--storage", f"sqlite:///{tmp_path / 'sweep.db'}"])
+    error = capsys.readouterr().err.strip()
+    assert len(error.splitlines()) == 1 and message in error, error
+    assert not (tmp_path / "sweep.db").exists()
 
 
 def test_an_unknown_panel_opponent_is_refused(tmp_path):

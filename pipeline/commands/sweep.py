@@ -85,6 +85,7 @@ def training_sweep(args) -> None:
     from pipeline.sweeps.study import (
         CONFIRMED,
         VERSUS,
+        check_space,
         open_study,
         panel_specs,
         resolve_storage,
@@ -101,7 +102,8 @@ def training_sweep(args) -> None:
     failed = []
     prepare = confirmation.prepare if args.confirm else sweep_trials
     if not args.report_only:
-        panel_specs(params)  # a bad panel, URL or driver stops here, before any worker starts
+        panel_specs(params)  # a bad panel, space, URL or driver stops here, before any worker starts
+        check_space(params, params.sweep.space, "sweep.space")
         open_storage(url)
         failed = run(args, params_path, url, trials, prepare)
     study = open_study(params, open_storage(url))
@@ -185,7 +187,7 @@ def play_sweep(args) -> None:
     from pipeline.plumbing.atomic import write_json
     from pipeline.sweeps import play, play_report
     from pipeline.sweeps.storage import open_storage
-    from pipeline.sweeps.study import resolve_storage
+    from pipeline.sweeps.study import check_space, resolve_storage, with_overrides
 
     if args.versus_baseline:
         raise UsageError("--versus-baseline: a training sweep's; a play-time sweep's is --confirm")
@@ -195,6 +197,7 @@ def play_sweep(args) -> None:
     params = network_params(args.params, args.play, game)
     network = str(path)
     play.check_panel(params, make_game(game))
+    check_space(params, params.sweep.play.space, "sweep.play.space", with_overrides)
     url = resolve_storage(args.storage, params)
     trials = args.trials or params.sweep.play.trials
     optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -334,6 +334,8 @@ class SweepDimension(Section):
             raise ValueError("give low <= high, or choices")
         if self.choices is not None and not self.choices:
             raise ValueError("choices must not be empty")
+        if self.log and self.choices is None and self.low <= 0:
+            raise ValueError(f"log: a log-uniform range needs low > 0, got {self.low:g}")
         return self
 
 

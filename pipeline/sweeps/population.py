@@ -35,7 +35,7 @@ from ray.tune.schedulers import PopulationBasedTraining
 from ray.tune.search.basic_variant import BasicVariantGenerator
 
 from pipeline import seeds
-from pipeline.config import ConfigError, Params, current_path
+from pipeline.config import ConfigError, Params
 from pipeline.games import make_game
 from pipeline.harness.tracking import (
     log_step,
@@ -51,7 +51,7 @@ from pipeline.nets.senet import initial_network
 from pipeline.plumbing.atomic import write_json
 from pipeline.plumbing.progress import progress_bar
 from pipeline.plumbing.threads import use_threads
-from pipeline.sweeps.study import panel_specs, panel_strength, param_value, trial_params
+from pipeline.sweeps.study import check_space, panel_specs, panel_strength, param_value, trial_params
 from pipeline.sweeps.training_loop import play_and_train
 
 NETWORK = "network.ckpt"  # in a member's checkpoint folder: the project's checkpoint, which play and match take
@@ -137,15 +137,7 @@ class InsideSpace:
 def check(base: Params) -> None:
     """Everything a member would refuse, refused here before any work: a bound or choice of the space the
     params' own schema rejects, and a panel player the game does not know."""
-    for path, dim in base.sweep.population.space.items():
-        values = dim.choices if dim.choices is not None else [dim.low, dim.high]
-        for value in values:
-            value = round(value) if is_integer(base, path) and dim.choices is None else value
-            try:
-                member_params(base, {current_path(path): value}, 0)
-            except ConfigError as err:
-                reason = str(err).split(": ", 1)[-1]
-                raise ConfigError(f"{SPACE_FIELD}: {path!r} = {value!r} is not a valid value: {reason}") from None
+    check_space(base, base.sweep.population.space, SPACE_FIELD, lambda params, values: member_params(params, values, 0))
     panel_specs(base, base.sweep.population.panel, PANEL_FIELD)
 
 

@@ -108,6 +108,24 @@ def with_overrides(params: Params, values: dict[str, Any]) -> Params:
     return parse_params(data, "sweep trial params")
 
 
+def check_space(params: Params, space: dict, field: str, build=None) -> None:
+    """Every bound and choice of `space` as the params' own schema takes it (`build(params, values)`
+    makes a trial's params: default `trial_params`), one line naming `field` and the value if not, before
+    any trial runs: found after the baseline's trial, a bad bound cost its minutes and a traceback."""
+    build = build or trial_params
+    for path, dim in space.items():
+        integer = isinstance(param_value(params, path), int) and not isinstance(param_value(params, path), bool)
+        values = dim.choices if dim.choices is not None else [dim.low, dim.high]
+        for value in values:
+            value = round(value) if integer and dim.choices is None else value
+            try:
+                build(params, {current_path(path): value})
+            except ConfigError as err:
+                reason = str(err).rsplit(": ", 1)[-1]
+                shown = f"{value:g}" if isinstance(value, float) else repr(value)
+                raise ConfigError(f"{field}: {path!r} = {shown} is not a valid value: {reason}") from None
+
+
 def suggest(trial: optuna.Trial, params: Params, space: dict | None = None) -> dict[str, Any]:
     """One value per dimension of `space` (default: `sweep.space`); integer params get integers."""
     values = {}
