@@ -19,6 +19,7 @@ CHECK_PLIES = 300  # moves a checked game plays at most (a longer game is checke
 # 40 bytes an action): 2^16 actions already take 2.6 GB for a 1,000-node timed move.
 MAX_ACTIONS = 2**16
 MAX_OBSERVATION = 2**22  # numbers in one observation: 16 MiB of float32 a position
+MAX_PLAYERS = 64  # seats at one table: search keeps a value a seat a node
 # Moves a game plays at most, unless it declares its own `max_plies()` (`BoundsItsLength`): a game whose end
 # never comes (the fault a user's own rules most often have) stops a match, a self-play or `play` with one
 # line instead of running for ever. Kingdomino, the longest built-in game, ends within 100.
@@ -49,6 +50,8 @@ def check_contract(game, seed: int = 0) -> None:
         raise GameFault(
             f"game {name}: num_actions: expected 1 to {MAX_ACTIONS:,} (search keeps a row a node), got {actions:,}"
         )
+    if not 1 <= seats <= MAX_PLAYERS:
+        raise GameFault(f"game {name}: num_players: expected 1 to {MAX_PLAYERS}, got {seats:,}")
     if math.prod(shape) > MAX_OBSERVATION:
         raise GameFault(f"game {name}: observation_shape {shape}: expected at most {MAX_OBSERVATION:,} numbers")
     for g in range(CHECK_GAMES):
