@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 from mlflow import MlflowClient
+from tiny_params import tiny_tictactoe
 
 from pipeline.commands import sweep as sweep_command
 from pipeline.config import load_params
@@ -21,7 +22,6 @@ from pipeline.nets.checkpoint import load_checkpoint
 
 pytestmark = pytest.mark.slow  # Ray and a population: `pytest -m 'not slow'` leaves them out
 
-ROOT = Path(__file__).resolve().parents[1]
 SPACE = {
     "search.c_puct": {"low": 0.5, "high": 5.0, "log": True},
     "search.simulations": {"low": 2, "high": 8},
@@ -30,13 +30,7 @@ SPACE = {
 
 
 def tiny_population(folder: Path, **population) -> Path:
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())
-    data.update(game="tictactoe", workers=1)
-    data["network"] = {"blocks": 1, "channels": 8, "se_reduction": 2}
-    data["search"]["simulations"] = 4
-    data["selfplay"].update(games=4, parallel_games=8)
-    data["train"]["epochs"] = 1
-    data["tracking"]["tracking_uri"] = f"sqlite:///{folder / 'mlflow.db'}"
+    data = tiny_tictactoe(folder)
     data["sweep"] = {
         "population": {
             "study": "tiny",

@@ -15,6 +15,7 @@ import optuna
 import pytest
 import yaml
 from mlflow import MlflowClient
+from tiny_params import tiny_tictactoe
 from tqdm import tqdm
 
 from pipeline.commands import sweep as sweep_command
@@ -54,13 +55,7 @@ def in_tmp_path(tmp_path, monkeypatch):
 
 
 def tiny_params(folder: Path, **sweep) -> Path:
-    data = yaml.safe_load((ROOT / "params.yaml").read_text())
-    data.update(game="tictactoe", workers=1)
-    data["network"] = {"blocks": 1, "channels": 8, "se_reduction": 2}
-    data["search"]["simulations"] = 4
-    data["selfplay"].update(games=4, parallel_games=8)
-    data["train"]["epochs"] = 1
-    data["tracking"]["tracking_uri"] = f"sqlite:///{folder / 'mlflow.db'}"
+    data = tiny_tictactoe(folder)
     data["sweep"] = {
         "study": "tiny",
         "trials": 3,
