@@ -632,3 +632,14 @@ def test_a_panel_interval_over_few_seeds_stays_within_a_scores_range():
     mean, low, high = seed_interval([0.05, 0.95, 0.5])  # three seeds far apart: t reaches past 0 and 1
     assert (mean, low, high) == (0.5, 0.0, 1.0)
     assert 0.0 < seed_interval([0.6, 0.62, 0.64])[1] < 0.6 < seed_interval([0.6, 0.62, 0.64])[2] < 1.0
+
+
+def test_a_report_recommends_only_what_was_tuned_and_the_games_simulations_imply(tmp_path):
+    """Issue 83: a toy study's own self-play games were recommended beside its c_puct, and pasted into
+    params.yaml they cut its self-play from 300 games to 24."""
+    from pipeline.sweeps.training_report import implied_values
+
+    params = load_params(tiny_params(tmp_path))
+    assert implied_values(params, {"search.c_puct": 1.5}) == {"search.c_puct": 1.5}
+    rescaled = implied_values(params, {"search.c_puct": 1.5, "search.simulations": 8})
+    assert rescaled["selfplay.games"] == trial_params(params, {"search.simulations": 8}).selfplay.games

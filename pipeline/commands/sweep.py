@@ -36,7 +36,11 @@ from pipeline.harness.entry import UsageError, entry_point
 @entry_point
 def main(argv):
     parser = command_parser("sweep", __doc__)
-    parser.add_argument("--params", default=None, help="default: params.yaml (with --play: see above)")
+    parser.add_argument(
+        "--params",
+        default=None,
+        help="default: params.yaml; with --play, a shipped champion's own params and card, else params.yaml",
+    )
     parser.add_argument(
         "--play", metavar="NETWORK", help="tune how this network searches at play time (sweep.play), not training"
     )

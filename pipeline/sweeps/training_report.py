@@ -28,9 +28,12 @@ PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.simulations")
 
 
 def implied_values(params: Params, tuned: dict) -> dict:
-    """Tuned values plus what they imply (self-play games rescaled to the same cost)."""
+    """Tuned values plus what they imply: the self-play games rescaled to the same cost where simulations
+    were tuned. Nothing untuned: the sweep's own games, pasted into another params file, would cut its
+    self-play (a toy study's 24 games where params.yaml plays 300)."""
     values = current_paths(tuned)
-    values.setdefault("selfplay.games", trial_params(params, values).selfplay.games)
+    if "search.simulations" in values:
+        values.setdefault("selfplay.games", trial_params(params, values).selfplay.games)
     return values
 
 
