@@ -157,9 +157,12 @@ def save_member(folder: Path, model, samples: dict, state: MemberState, game_nam
     write_json(folder / MEMBER, asdict(state))
 
 
-def load_member(folder: Path, game_name: str):
-    model = load_checkpoint(folder / NETWORK, game_name)
-    return model, load_samples(folder / WINDOW), MemberState(**json.loads((folder / MEMBER).read_text()))
+def load_member(folder: Path, game):
+    """A member's checkpoint. One whose replay window was left out (a study shipped as networks and metrics,
+    without self-play data) goes on with an empty window, which its next generations fill again."""
+    model = load_checkpoint(folder / NETWORK, game.name)
+    samples = load_samples(folder / WINDOW) if (folder / WINDOW).exists() else empty_samples(game)
+    return model, samples, MemberState(**json.loads((folder / MEMBER).read_text()))
 
 
 def train_member(config: dict, base: Params) -> None:
@@ -179,7 +182,7 @@ def train_member(config: dict, base: Params) -> None:
         state = MemberState(member, 0, values)
     else:
         with checkpoint.as_directory() as folder:
-            model, samples, state = load_member(Path(folder), game.name)
+            model, samples, state = load_member(Path(folder), game)
         if state.member != member:  # exploit: a top member's network and window, this member's seed
             copied_from = state.member
             state.lineage.append([state.generation, state.member])

@@ -20,8 +20,8 @@ from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.sweeps.population import NETWORK, is_integer  # noqa: E402
 from pipeline.sweeps.training_report import implied_values, save_figure, shown, write_best_params  # noqa: E402
 
-CHAMPION = "champion.ckpt"
-CHAMPION_PARAMS = "champion_params.yaml"
+CHAMPION = "champion"  # the best member after the last generation: champion.ckpt, champion_params.yaml
+LEADER = "leader"  # the best member so far, while the population runs: leader.ckpt, leader_params.yaml
 SCHEDULE = "schedule.csv"
 
 
@@ -78,12 +78,13 @@ def draw_strength(rows: pd.DataFrame, path: Path) -> None:
     save_figure(axes, path)
 
 
-def write_champion(results, best_member: int, params_path: Path, params: Params, values: dict, out: Path) -> None:
-    """The best member's latest network and params.yaml with its final settings."""
+def write_best(results, best_member: int, params_path: Path, params: Params, values: dict, files: tuple) -> None:
+    """The best member's latest network and params.yaml with its latest settings, as `files`."""
+    network, settings = files
     result = next(r for r in results if member_of(r) == best_member)
-    with result.checkpoint.as_directory() as folder, atomic_path(out / CHAMPION) as tmp:
+    with result.checkpoint.as_directory() as folder, atomic_path(network) as tmp:
         shutil.copyfile(Path(folder) / NETWORK, tmp)
-    write_best_params(params_path, implied_values(params, values), out / CHAMPION_PARAMS)
+    write_best_params(params_path, implied_values(params, values), settings)
 
 
 def write_report(results, params: Params, params_path: Path, folder: Path, out: Path) -> tuple[Path, dict]:
@@ -130,28 +131,29 @@ def write_report(results, params: Params, params_path: Path, folder: Path, out: 
         cells += [shown(r[c]) for c in panel] + [copies_text(r["lineage"])] + [f"{r[p]:.4g}" for p in space]
         lines.append("| " + " | ".join(cells) + " |")
     headline = {"best_fitness": float(best["fitness"]), "simulations": simulations, "core_hours": core_hours}
-    if finished:
-        write_champion(results, int(best["member"]), params_path, params, values, out)
-        lines += [
-            "",
-            f"## Champion: member {int(best['member'])}, fitness {shown(best['fitness'])}",
-            "",
-            f"`{CHAMPION}` is its network after generation {population.generations}; `{CHAMPION_PARAMS}` is "
-            f"{params_path.name} with its final settings:",
-            "",
-            *[f"- `{path}`: {value}" for path, value in implied_values(params, values).items()],
-            "",
-            "Play it, measure it, train on from it:",
-            "",
-            f"    python -m pipeline play {out / CHAMPION} --params {out / CHAMPION_PARAMS}",
-            f"    python -m pipeline match {out / CHAMPION} uct:200 --params {out / CHAMPION_PARAMS}",
-            f"    cp {out / CHAMPION_PARAMS} params.yaml && dvc exp run -S warm_start={out / CHAMPION}",
-            "",
-            "The fitness of the best of several noisy members is biased upward: measure the champion on fresh "
-            "seeds (`match`) before shipping it.",
-        ]
-    else:
-        lines += ["", "The population has not finished: run the command again to go on."]
+    name = CHAMPION if finished else LEADER
+    files = (out / f"{name}.ckpt", out / f"{name}_params.yaml")
+    write_best(results, int(best["member"]), params_path, params, values, files)
+    network, settings = files
+    heading = "Champion" if finished else "Leader so far (the population has not finished: run the command again)"
+    lines += [
+        "",
+        f"## {heading}: member {int(best['member'])}, fitness {shown(best['fitness'])}",
+        "",
+        f"`{network.name}` is its network after generation {int(best['generation'])} of {population.generations}; "
+        f"`{settings.name}` is {params_path.name} with its latest settings:",
+        "",
+        *[f"- `{path}`: {value}" for path, value in implied_values(params, values).items()],
+        "",
+        "Play it, measure it, train on from it:",
+        "",
+        f"    python -m pipeline play {network} --params {settings}",
+        f"    python -m pipeline match {network} uct:200 --params {settings}",
+        f"    cp {settings} params.yaml && dvc exp run -S warm_start={network}",
+        "",
+        "The fitness of the best of several noisy members is biased upward: measure it on fresh seeds (`match`) "
+        "before shipping it.",
+    ]
     draw_schedule(rows, space, out / "schedule.png")
     draw_strength(rows, out / "strength.png")
     lines += ["", "![schedule](schedule.png)", "", "![strength](strength.png)"]
