@@ -537,3 +537,8 @@ def log_step(params: Params, run_id: str, metrics: dict[str, float], step: int, 
     now = int(time.time() * 1000)
     batch = [Metric(key, float(value), now, step) for key, value in metrics.items()]
     _client(params).log_batch(run_id, metrics=batch, tags=[RunTag(k, str(v)) for k, v in (tags or {}).items()])
+
+
+def logged_steps(params: Params, run_id: str, key: str) -> set[int]:
+    """The steps at which a run holds metric `key`."""
+    return {metric.step for metric in _client(params).get_metric_history(run_id, key)}

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from ray import tune
 from ray.tune.schedulers import PopulationBasedTraining
 from ray.tune.search.basic_variant import BasicVariantGenerator
@@ -39,6 +40,7 @@ from pipeline.config import ConfigError, Params
 from pipeline.games import make_game
 from pipeline.harness.tracking import (
     log_step,
+    logged_steps,
     population_member_run,
     set_run_status,
     settle_runs,
@@ -232,6 +234,15 @@ def train_member(config: dict, base: Params) -> None:
         copied_from, restored = -1, metrics["weights"]
 
 
+def schedule(results) -> pd.DataFrame:
+    """Every report of every member, in order: generation, fitness, panel scores, settings, copies."""
+    frames = [r.metrics_dataframe for r in results if r.metrics_dataframe is not None and len(r.metrics_dataframe)]
+    if not frames:
+        return pd.DataFrame()
+    rows = pd.concat(frames, ignore_index=True)
+    return rows.sort_values(["member", "timestamp"], kind="stable").reset_index(drop=True)
+
+
 def identity(base: Params) -> dict:
     """What makes a population folder this population's: every param its members read."""
     return {"params": base.model_dump(mode="json", exclude={"threads", "workers", "backend", "tracking", "device"})}
@@ -267,6 +278,9 @@ def tuner(base: Params, folder: Path, callbacks: list) -> tune.Tuner:
         quantile_fraction=population.quantile,
         resample_probability=population.resample,
         custom_explore_fn=InsideSpace(base),
+        # Members are compared at one generation, on the same panel games: each round waits for the last
+        # member, then the bottom copy the top (asynchronous rounds compared members generations apart)
+        synch=True,
     )
     searcher = BasicVariantGenerator(points_to_evaluate=[baseline_values(base)], random_state=base.seed)
     return tune.Tuner(
@@ -304,6 +318,25 @@ class Driver:
     runs: dict = field(default_factory=dict)  # member -> its MLflow run
     seen: dict = field(default_factory=dict)  # member -> latest generation reported
 
+    def log(self, report) -> None:
+        """One member report in its MLflow run, at its generation."""
+        member, generation = int(report["member"]), int(report["generation"])
+        names = ["fitness", "policy_loss", "value_loss", "games", "lineage_simulations"]
+        metrics = {name: report[name] for name in names}
+        metrics |= {key: report[key] for key in report.keys() if key.startswith("vs_")}
+        metrics |= {f"setting.{path}": report[path] for path in self.base.sweep.population.space}
+        tags = {"lineage": report["lineage"]}
+        if report["copied_from"] >= 0:
+            tags[f"copied_at_generation_{generation - self.base.sweep.population.interval}"] = report["copied_from"]
+        log_step(self.base, self.run_of(member), metrics, generation, tags)
+
+    def log_missing(self, rows) -> None:
+        """The reports MLflow does not hold: those a killed driver had not logged yet when it died."""
+        for member, own in rows.groupby("member") if len(rows) else []:
+            logged = logged_steps(self.base, self.run_of(int(member)), "fitness")
+            for _, report in own[~own["generation"].isin(logged)].iterrows():
+                self.log(report)
+
     def run_of(self, member: int) -> str:
         if member not in self.runs:
             name = f"{self.base.population_study()} member {member}"
@@ -326,14 +359,7 @@ class Progress(tune.Callback):
         driver.bar.update(max(0, generation - driver.seen.get(member, 0)))
         driver.seen[member] = generation
         driver.bar.set_postfix_str(f"member {member} gen {generation}: {result['fitness']:.3f}")
-        names = ["fitness", "policy_loss", "value_loss", "games", "lineage_simulations"]
-        metrics = {name: result[name] for name in names}
-        metrics |= {key: value for key, value in result.items() if key.startswith("vs_")}
-        metrics |= {f"setting.{path}": result[path] for path in driver.base.sweep.population.space}
-        tags = {"lineage": result["lineage"]}
-        if result["copied_from"] >= 0:
-            tags[f"copied_at_generation_{generation - driver.base.sweep.population.interval}"] = result["copied_from"]
-        log_step(driver.base, driver.run_of(member), metrics, generation, tags)
+        driver.log(result)
 
     def on_trial_complete(self, iteration, trials, trial, **info):
         driver = Progress.driver
@@ -357,6 +383,7 @@ def run_population(base: Params, folder: Path) -> tune.ResultGrid:
         set_run_status(base, parent, "RUNNING")
         Progress.driver = Driver(base, parent, uid, bar)
         results = tuner(base, folder, [Progress()]).fit()
+        Progress.driver.log_missing(schedule(results))
     finally:
         bar.close()
     set_run_status(base, parent, "FAILED" if results.errors else "FINISHED")

@@ -17,21 +17,12 @@ import pandas as pd  # noqa: E402
 
 from pipeline.config import Params  # noqa: E402
 from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
-from pipeline.sweeps.population import NETWORK, is_integer  # noqa: E402
+from pipeline.sweeps.population import NETWORK, is_integer, schedule  # noqa: E402
 from pipeline.sweeps.training_report import implied_values, save_figure, shown, write_best_params  # noqa: E402
 
 CHAMPION = "champion"  # the best member after the last generation: champion.ckpt, champion_params.yaml
 LEADER = "leader"  # the best member so far, while the population runs: leader.ckpt, leader_params.yaml
 SCHEDULE = "schedule.csv"
-
-
-def schedule(results) -> pd.DataFrame:
-    """Every report of every member, in order: generation, fitness, panel scores, settings, copies."""
-    frames = [r.metrics_dataframe for r in results if r.metrics_dataframe is not None and len(r.metrics_dataframe)]
-    if not frames:
-        return pd.DataFrame()
-    rows = pd.concat(frames, ignore_index=True)
-    return rows.sort_values(["member", "timestamp"], kind="stable").reset_index(drop=True)
 
 
 def member_of(result) -> int | None:
