@@ -171,7 +171,8 @@ def population_sweep(args) -> None:
     else:
         results = population.run_population(params, folder)
     out = Path(args.out or Path("sweeps") / params.population_study())
-    report, headline = population_report.write_report(results, params, params_path, folder, out)
+    shown = Path(args.dir) / params.population_study()  # as the user named it: Ray Tune needs it absolute
+    report, headline = population_report.write_report(results, params, params_path, shown, out)
     parent = sweep_parent_run(params, params.population_study(), population.open_folder(params, folder), {})
     log_to_run(params, parent, headline, out)
     print(f"report: {report}")
