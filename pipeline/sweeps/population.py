@@ -167,6 +167,20 @@ def load_member(folder: Path, game):
     return model, samples, MemberState(**json.loads((folder / MEMBER).read_text()))
 
 
+def start_member(folder: Path | None, game, params: Params, member: int, values: dict):
+    """Where member `member` starts: fresh, or from the checkpoint in `folder`: its own (a restart), or a
+    top member's that exploit copied in, whose network and window it takes with its own seed and the
+    settings explore gave it. Returns the network, the window, the state and the member copied (-1: none)."""
+    if folder is None:
+        return initial_network(game, params), empty_samples(game), MemberState(member, 0, values), -1
+    model, samples, state = load_member(folder, game)
+    copied_from = state.member if state.member != member else -1
+    if copied_from >= 0:
+        state.lineage.append([state.generation, state.member])
+    state.member, state.values = member, values
+    return model, samples, state, copied_from
+
+
 def train_member(config: dict, base: Params) -> None:
     """Ray Tune's function trainable: one member, from its checkpoint (its own, or a top member's that
     exploit copied in) to `generations`, reporting every `interval` generations."""
@@ -177,18 +191,12 @@ def train_member(config: dict, base: Params) -> None:
     values = {path: config[path] for path in population.space}
     params = member_params(base, values, member)
     opponents = panel_specs(params, population.panel, PANEL_FIELD)
-    copied_from = -1
     checkpoint = tune.get_checkpoint()
     if checkpoint is None:
-        model, samples = initial_network(game, params), empty_samples(game)
-        state = MemberState(member, 0, values)
+        model, samples, state, copied_from = start_member(None, game, params, member, values)
     else:
         with checkpoint.as_directory() as folder:
-            model, samples, state = load_member(Path(folder), game)
-        if state.member != member:  # exploit: a top member's network and window, this member's seed
-            copied_from = state.member
-            state.lineage.append([state.generation, state.member])
-        state.member, state.values = member, values
+            model, samples, state, copied_from = start_member(Path(folder), game, params, member, values)
     restored = weights_digest(model.state_dict())
     while state.generation < population.generations:
         started, simulations, games = time.perf_counter(), 0, 0
@@ -235,11 +243,18 @@ def train_member(config: dict, base: Params) -> None:
 
 
 def schedule(results) -> pd.DataFrame:
-    """Every report of every member, in order: generation, fitness, panel scores, settings, copies."""
-    frames = [r.metrics_dataframe for r in results if r.metrics_dataframe is not None and len(r.metrics_dataframe)]
-    if not frames:
+    """Every report of every member, in order: generation, fitness, panel scores, settings, copies. Read
+    from each member's `result.json`, which Ray Tune appends to across restarts (its progress table
+    starts again from a restored checkpoint and loses the reports after it)."""
+    reports = []
+    for result in results:
+        path = Path(result.path) / "result.json"
+        if path.exists():
+            reports += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    reports = [{k: v for k, v in report.items() if k != "config"} for report in reports if "member" in report]
+    if not reports:
         return pd.DataFrame()
-    rows = pd.concat(frames, ignore_index=True)
+    rows = pd.DataFrame(reports)
     return rows.sort_values(["member", "timestamp"], kind="stable").reset_index(drop=True)
 
 
@@ -278,9 +293,8 @@ def tuner(base: Params, folder: Path, callbacks: list) -> tune.Tuner:
         quantile_fraction=population.quantile,
         resample_probability=population.resample,
         custom_explore_fn=InsideSpace(base),
-        # Members are compared at one generation, on the same panel games: each round waits for the last
-        # member, then the bottom copy the top (asynchronous rounds compared members generations apart)
-        synch=True,
+        # Asynchronous: a member is compared with the others' latest reports when it reports. Ray Tune's
+        # synchronous rounds hung a resumed population (a killed driver's) in a test run.
     )
     searcher = BasicVariantGenerator(points_to_evaluate=[baseline_values(base)], random_state=base.seed)
     return tune.Tuner(

@@ -26,8 +26,8 @@ SCHEDULE = "schedule.csv"
 
 
 def member_of(result) -> int | None:
-    rows = result.metrics_dataframe
-    return None if rows is None or not len(rows) else int(rows["member"].iloc[-1])
+    rows = schedule([result])
+    return None if rows.empty else int(rows["member"].iloc[-1])
 
 
 def ranking(rows: pd.DataFrame) -> pd.DataFrame:
