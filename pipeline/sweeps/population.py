@@ -53,7 +53,14 @@ from pipeline.nets.senet import initial_network
 from pipeline.plumbing.atomic import write_json
 from pipeline.plumbing.progress import progress_bar
 from pipeline.plumbing.threads import use_threads
-from pipeline.sweeps.study import check_space, panel_specs, panel_strength, param_value, trial_params
+from pipeline.sweeps.study import (
+    check_space,
+    is_integer,
+    panel_specs,
+    panel_strength,
+    param_value,
+    trial_params,
+)
 from pipeline.sweeps.training_loop import play_and_train
 
 NETWORK = "network.ckpt"  # in a member's checkpoint folder: the project's checkpoint, which play and match take
@@ -97,11 +104,6 @@ def member_params(base: Params, values: dict, member: int) -> Params:
     as a sweep trial's) and its own seed, on one worker."""
     params = trial_params(base, values, member_seed(base.seed, member))
     return params.model_copy(update={"workers": 1})
-
-
-def is_integer(base: Params, path: str) -> bool:
-    value = param_value(base, path)
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def domains(base: Params) -> dict:

@@ -108,16 +108,21 @@ def with_overrides(params: Params, values: dict[str, Any]) -> Params:
     return parse_params(data, "sweep trial params")
 
 
+def is_integer(params: Params, path: str) -> bool:
+    """Whether the param at `path` takes integers (a bool is not one)."""
+    value = param_value(params, path)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_space(params: Params, space: dict, field: str, build=None) -> None:
     """Every bound and choice of `space` as the params' own schema takes it (`build(params, values)`
     makes a trial's params: default `trial_params`), one line naming `field` and the value if not, before
     any trial runs: found after the baseline's trial, a bad bound cost its minutes and a traceback."""
     build = build or trial_params
     for path, dim in space.items():
-        integer = isinstance(param_value(params, path), int) and not isinstance(param_value(params, path), bool)
         values = dim.choices if dim.choices is not None else [dim.low, dim.high]
         for value in values:
-            value = round(value) if integer and dim.choices is None else value
+            value = round(value) if is_integer(params, path) and dim.choices is None else value
             try:
                 build(params, {current_path(path): value})
             except ConfigError as err:
