@@ -14,7 +14,7 @@ from stages.start import start
 def main(argv):
     final = int(argv[0])
     params, game = start(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
-    networks = [load_checkpoint(paths.best(g), game.name) for g in range(final + 1)]
+    networks = [load_checkpoint(paths.best(g), game) for g in range(final + 1)]
     with stage_run(params, "evaluate", final) as run:
         evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=True)
         write_json(paths.EVALUATION, evaluation.to_json())

@@ -16,8 +16,8 @@ from stages.start import start
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
     params, game = start(paths.best(gen).parent, paths.metrics("gate", gen).parent)
-    candidate = load_checkpoint(paths.candidate(gen), game.name)
-    best = load_checkpoint(paths.best(prev), game.name)
+    candidate = load_checkpoint(paths.candidate(gen), game)
+    best = load_checkpoint(paths.best(prev), game)
     with stage_run(params, "gate", gen) as run:
         result = run_gate(game, candidate, best, params, gen, progress=True)
         winner = paths.candidate(gen) if result.promoted else paths.best(prev)

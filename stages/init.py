@@ -61,7 +61,7 @@ def starting_network(game, params):
     shape = NetworkShape.for_params(game, params)
     try:
         path = champions.resolve(params.warm_start)
-        trained = load_checkpoint(path, game.name)
+        trained = load_checkpoint(path, game)
     except CheckpointError as err:
         raise CheckpointError(f"warm_start: {err}") from None
     misfits = [

@@ -17,7 +17,7 @@ from stages.start import start
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
     params, game = start(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
-    model = load_checkpoint(paths.best(prev), game.name)
+    model = load_checkpoint(paths.best(prev), game)
     with stage_run(params, "selfplay", gen) as run:
         result = run_selfplay(game, model, params, gen, True, paths.selfplay_parts(gen))
         save_samples(paths.selfplay_data(gen), result.samples)

@@ -18,7 +18,7 @@ from stages.start import start
 def main(argv):
     gen, prev = int(argv[0]), int(argv[1])
     params, game = start(paths.candidate(gen).parent, paths.replay(gen).parent, paths.metrics("train", gen).parent)
-    model = load_checkpoint(paths.candidate(prev), game.name)
+    model = load_checkpoint(paths.candidate(prev), game)
     samples = windowed(load_samples(paths.replay(prev)), load_samples(paths.selfplay_data(gen)), gen, params.train)
     with stage_run(params, "train", gen) as run:
         result = train_network(

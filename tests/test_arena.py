@@ -177,7 +177,7 @@ def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, caps
     assert result["wins"] + result["ties"] + result["losses"] == 6
 
 
-def test_second_params_give_b_its_own_search_and_refuse_what_does_not_fit(tmp_path, capsys):
+def test_second_params_give_b_its_own_search_and_params_of_another_game_are_refused(tmp_path, capsys):
     """Chen et al.'s yardstick as a command: one network, A searching one way and B another."""
     import json
 
@@ -211,6 +211,8 @@ def test_second_params_give_b_its_own_search_and_refuse_what_does_not_fit(tmp_pa
     for args, message in [
         ([net, "uct:4", "--second-params", str(files["b"])], "error: --second-params: B (uct:4) is a baseline"),
         ([*argv, "--second-params", str(files["other"])], f"error: --second-params: {files['other']} plays tictacmo"),
+        ([net, net, "--params", str(files["other"])], f"error: --params: {files['other']} plays tictacmo"),
+        (["random", "uct:2", "--game", "tictactoe", "--params", str(files["other"])], "error: --params: "),
     ]:
         with pytest.raises(SystemExit) as exit:
             main(args)

@@ -50,7 +50,7 @@ def test_the_card_describes_the_checkpoint(name):
     path = champions.checkpoint_path(name)
     assert path.stat().st_size < 5 * 2**20, "a shipped champion is a few MB at most"
     assert checkpoint_game(path) == card["game"]
-    model = load_checkpoint(path, card["game"])
+    model = load_checkpoint(path, make_game(card["game"]))
     assert {key: getattr(model.shape, key) for key in card["network"]} == card["network"]
     params = champions.FOLDER / card["params"]
     trained = make_game(load_params(params).game).name  # `kingdomino(players=4)`: its options' defaults spelt out
@@ -199,7 +199,7 @@ def test_a_warm_start_from_a_network_before_constant_planes_reads_them_as_a_vect
     project = tmp_path / "run"
     project.mkdir()
     run_init(project, monkeypatch, game=game.name, network=network, warm_start=str(tmp_path / "plain.ckpt"))
-    started = load_checkpoint(project / "models/best/gen_0.ckpt", game.name)
+    started = load_checkpoint(project / "models/best/gen_0.ckpt", game)
     assert started.shape.constant_planes == game.constant_planes() > 0
     planes = torch.from_numpy(game.encode_batch([game.initial_state(np.random.default_rng(0))]))
     with torch.no_grad():

@@ -63,10 +63,10 @@ def test_a_checkpoint_without_a_digest_loads_and_says_so_in_one_warning_line(tmp
     del payload[DIGEST_KEY]  # as saved before checkpoints carried one
     torch.save(payload, tmp_path / "old.ckpt")
     with caplog.at_level(logging.WARNING, logger=LOGGER):
-        load_checkpoint(tmp_path / "net.ckpt", game.name)
+        load_checkpoint(tmp_path / "net.ckpt", game)
         assert caplog.records == []  # a digest: nothing to say
-        load_checkpoint(tmp_path / "old.ckpt", game.name)
-        load_checkpoint(tmp_path / "old.ckpt", game.name)  # a command may load it twice: said once
+        load_checkpoint(tmp_path / "old.ckpt", game)
+        load_checkpoint(tmp_path / "old.ckpt", game)  # a command may load it twice: said once
     [record] = caplog.records
     assert record.levelno == logging.WARNING and record.name == LOGGER
     message = record.getMessage()
@@ -92,7 +92,7 @@ def test_each_shipped_card_carries_the_digest_of_its_checkpoints_weights(name):
 def test_the_shipped_champions_load_without_a_warning(caplog):
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         for name in champions.names():
-            load_checkpoint(champions.checkpoint_path(name), champions.card(name)["game"])
+            load_checkpoint(champions.checkpoint_path(name), make_game(champions.card(name)["game"]))
     assert caplog.records == []
 
 
@@ -124,7 +124,7 @@ def test_an_unchanged_shipped_champion_with_its_key_stripped_loads_on_its_cards_
     del payload[DIGEST_KEY]
     torch.save(payload, path)
     with caplog.at_level(logging.WARNING, logger=LOGGER):
-        load_checkpoint(path, "tictacmo")
+        load_checkpoint(path, make_game("tictacmo"))
     assert caplog.records == []  # the card's digest checked it
 
 

@@ -32,3 +32,31 @@ def test_a_shape_past_the_limits_is_one_line_before_the_network_is_built(tmp_pat
     with pytest.raises(CheckpointError, match=message) as refused:
         load_checkpoint(tmp_path / "lie.ckpt")
     assert "\n" not in str(refused.value) and built == []
+
+
+def _misfit(tmp_path, **lie) -> str:
+    """A Connect-4 checkpoint whose network was built, weights and all, for another shape."""
+    game = make_game("connect4")
+    shape = NetworkShape.for_game(game, 1, 8, 2)
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "misfit.ckpt", SENet(NetworkShape(**{**shape.to_dict(), **lie})), game.name)
+    return str(tmp_path / "misfit.ckpt")
+
+
+@pytest.mark.parametrize(
+    "lie", [{"num_players": 1}, {"num_players": 3}, {"num_actions": 6}, {"in_channels": 7}, {"rows": 5}]
+)
+@pytest.mark.parametrize("command", ["match", "export"])
+def test_a_network_that_does_not_fit_its_game_is_one_line_before_it_plays(tmp_path, capsys, lie, command):
+    from pipeline.commands import export, match
+
+    path = _misfit(tmp_path, **lie)
+    argv = {"match": [path, "random", "--games-per-seating", "1"], "export": [path, str(tmp_path / "n.onnx")]}
+    with pytest.raises(SystemExit) as stopped:
+        {"match": match, "export": export}[command].main(argv[command])
+    error = capsys.readouterr().err.strip()
+    assert stopped.value.code != 0
+    assert len(error.splitlines()) == 1 and "does not fit the game" in error, error
+    name, value = next(iter(lie.items()))
+    assert f"{name} {value} where connect4 has" in error
+    assert not (tmp_path / "n.onnx").exists()

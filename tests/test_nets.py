@@ -107,7 +107,7 @@ def test_checkpoint_round_trip_keeps_the_weights(tmp_path):
     game = make_game("tictacmo")
     model = small_net(game)
     save_checkpoint(tmp_path / "net.ckpt", model, game.name)
-    loaded = load_checkpoint(tmp_path / "net.ckpt", "tictacmo", model.shape)
+    loaded = load_checkpoint(tmp_path / "net.ckpt", make_game("tictacmo"), model.shape)
     x = torch.rand(3, *game.observation_shape)
     model.eval()
     for ours, theirs in zip(model(x), loaded(x)):
@@ -146,7 +146,7 @@ def test_a_checkpoint_from_before_constant_planes_loads_as_the_plain_network(tmp
     payload = torch.load(tmp_path / "net.ckpt", weights_only=True)
     del payload["shape"]["constant_planes"]  # as written before networks read constant planes
     torch.save(payload, tmp_path / "old.ckpt")
-    loaded = load_checkpoint(tmp_path / "old.ckpt", game.name)
+    loaded = load_checkpoint(tmp_path / "old.ckpt", game)
     assert loaded.shape == plain.shape and loaded.shape.constant_planes == 0
     x = torch.rand(2, *game.observation_shape)
     with torch.no_grad():
@@ -157,10 +157,10 @@ def test_checkpoint_for_another_game_fails_clearly(tmp_path):
     game = make_game("tictacmo")
     save_checkpoint(tmp_path / "net.ckpt", small_net(game), game.name)
     with pytest.raises(CheckpointError, match="trained for game 'tictacmo', but 'connect4'"):
-        load_checkpoint(tmp_path / "net.ckpt", "connect4")
+        load_checkpoint(tmp_path / "net.ckpt", make_game("connect4"))
     other = NetworkShape.for_game(game, blocks=2, channels=16, se_reduction=4)
     with pytest.raises(CheckpointError, match="network shape"):
-        load_checkpoint(tmp_path / "net.ckpt", "tictacmo", other)
+        load_checkpoint(tmp_path / "net.ckpt", make_game("tictacmo"), other)
 
 
 def test_corrupt_checkpoint_fails_clearly(tmp_path):
@@ -180,13 +180,13 @@ def test_a_checkpoint_with_damaged_weight_bytes_fails_on_its_checksum(tmp_path):
             parameter.fill_(0.375)  # a pattern to find in the file
     path = tmp_path / "net.ckpt"
     save_checkpoint(path, model, game.name)
-    load_checkpoint(path, game.name)  # whole: loads
+    load_checkpoint(path, game)  # whole: loads
     data = bytearray(path.read_bytes())
     at = data.find(np.float32(0.375).tobytes() * 4)
     data[at] ^= 0xFF  # one weight's byte flipped, as a bad disk or a cut copy does
     path.write_bytes(bytes(data))
     with pytest.raises(CheckpointError, match="net.ckpt: damaged checkpoint .its weights do not match their checksum"):
-        load_checkpoint(path, game.name)
+        load_checkpoint(path, game)
 
 
 class Payload:

@@ -18,6 +18,7 @@ from tiny_params import tiny_tictactoe
 
 from pipeline.commands import sweep as sweep_command
 from pipeline.config import load_params
+from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
 
 pytestmark = pytest.mark.slow  # Ray and a population: `pytest -m 'not slow'` leaves them out
@@ -138,7 +139,7 @@ def test_a_population_trains_copies_survives_kills_resumes_tracks_and_reports(tm
 
     params = load_params(tmp_path / "report" / "champion_params.yaml")
     assert 0.5 <= params.search.c_puct <= 5.0 and params.sweep.population.study == "tiny"
-    load_checkpoint(tmp_path / "report" / "champion.ckpt", "tictactoe")
+    load_checkpoint(tmp_path / "report" / "champion.ckpt", make_game("tictactoe"))
     report = (tmp_path / "report" / "report.md").read_text()
     assert "## Champion: member" in report and "champion_params.yaml" in report
     for name in ("schedule.png", "strength.png"):
@@ -182,7 +183,6 @@ def test_bad_population_params_are_one_line_before_ray_starts(tmp_path, capsys, 
 def test_a_copy_takes_the_sources_network_and_window_with_its_own_seed_and_settings(tmp_path):
     """Exploit as a member sees it: started from another member's checkpoint, it holds the source's
     weights and window, records whom it copied at which generation, and keeps its own settings."""
-    from pipeline.games import make_game
     from pipeline.nets.checkpoint import weights_digest
     from pipeline.sweeps.population import MemberState, member_params, save_member, start_member
     from pipeline.sweeps.training_loop import play_and_train

@@ -145,7 +145,7 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     specs = []
     for name, player in players:
         if player.kind == NETWORK:
-            model = load_checkpoint(files[name][0], game.name)
+            model = load_checkpoint(files[name][0], game)
             recipe = head_to_head_player if against_network else champion_player
             specs.append(recipe(name, model, searches[name], simulations, seconds))
         else:

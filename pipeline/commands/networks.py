@@ -20,6 +20,7 @@ from pipeline.harness.tracking import default_tracking_uri, download_champion
 from pipeline.nets import CheckpointError
 from pipeline.nets.stored_game import stored_game
 from pipeline.plumbing.clip import quoted
+from pipeline.plumbing.failures import UsageError
 
 RUN_BEST = "best"  # the CHECKPOINT that names the network of this folder's run
 SUMMARY = Path("metrics/summary.json")  # the report stage's headline numbers (stages/paths.py)
@@ -67,7 +68,10 @@ def network_params(given: str | None, network: str | None, game: str) -> Params:
 
 def _network_params(given: str | None, network: str | None, game: str) -> tuple[Params, str]:
     if given:
-        return load_params(given), given
+        params = load_params(given)
+        if make_game(params.game).name != make_game(game).name:  # another game's c_puct, values, chance...
+            raise UsageError(f"--params: {given} plays {params.game}, where the game is {game}")
+        return params, given
     name = champions.shipped_name(network) if network else None
     if name is not None and champions.params_path(name).is_file():
         params = load_params(champions.params_path(name))
@@ -137,11 +141,11 @@ def _load(
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
     if game is not None:
-        return game, load_checkpoint(path, game.name)
-    model = load_checkpoint(path)  # one clear line for a missing or foreign file
+        return game, load_checkpoint(path, game)
+    load_checkpoint(path)  # one clear line for a missing or foreign file
     game = _game(parser, trusted_game(checkpoint_game(path), local_game(), path))
     _refuse(parser, refuse, game)
-    return game, model
+    return game, load_checkpoint(path, game)
 
 
 def file_game(path: Path, given: str | None = None) -> str | None:

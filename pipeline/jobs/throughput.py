@@ -80,7 +80,7 @@ def shipped_champion(game) -> SENet | None:
     """The shipped champion trained for exactly this game, if any."""
     for name in champions.names():
         if checkpoint_game(champions.checkpoint_path(name)) == game.name:
-            return load_checkpoint(champions.checkpoint_path(name), game.name)
+            return load_checkpoint(champions.checkpoint_path(name), game)
     return None
 
 

@@ -22,6 +22,7 @@ import yaml
 from pydantic import ValidationError
 
 from pipeline.config.schema import NetworkParams, describe_error
+from pipeline.games.base import Game
 from pipeline.games.contract import MAX_ACTIONS, MAX_OBSERVATION, MAX_PLAYERS
 from pipeline.nets import CheckpointError
 from pipeline.nets.senet import NetworkShape, SENet
@@ -67,8 +68,9 @@ def checkpoint_game(path: Path) -> str:
     return torch.load(path, map_location="cpu", weights_only=True)["game"]
 
 
-def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShape | None = None) -> SENet:
-    """Load weights with `weights_only=True`; fail with one clear line on any mismatch."""
+def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | None = None) -> SENet:
+    """Load weights with `weights_only=True`; fail with one clear line on any mismatch, a network that
+    does not fit `game` included."""
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: checkpoint not found")
@@ -88,9 +90,11 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
         raise CheckpointError(f"{path}: not a checkpoint of this project (format {FORMAT} expected)")
     if not isinstance(payload.get("game"), str) or not isinstance(payload.get("state_dict"), dict):
         raise CheckpointError(f"{path}: damaged checkpoint (no game name or no weights)")
-    if game_name is not None and payload["game"] != game_name:
-        raise CheckpointError(f"{path}: trained for game {payload['game']!r}, but {game_name!r} was asked for")
+    if game is not None and payload["game"] != game.name:
+        raise CheckpointError(f"{path}: trained for game {payload['game']!r}, but {game.name!r} was asked for")
     stored = _stored_shape(path, payload.get("shape"))
+    if game is not None:
+        check_fits(path, stored, game)
     if shape is not None and stored != shape:
         raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
     _check_digest(path, payload)
@@ -101,6 +105,19 @@ def load_checkpoint(path: Path, game_name: str | None = None, shape: NetworkShap
         raise CheckpointError(f"{path}: weights do not fit the recorded shape ({_first_line(err)})") from None
     model.eval()
     return model
+
+
+def check_fits(path: Path, shape: NetworkShape, game: Game) -> None:
+    """A network plays only a game whose seats, actions and planes it has: the recorded shape is data a
+    file can get wrong, and a one-seat network on a two-seat game played on with one value for both."""
+    expected = NetworkShape.for_game(game, shape.blocks, shape.channels, shape.se_reduction)
+    misfits = [
+        f"{name} {getattr(shape, name)} where {game.name} has {getattr(expected, name)}"
+        for name in ("num_players", "num_actions", "in_channels", "rows", "cols")
+        if getattr(shape, name) != getattr(expected, name)
+    ]
+    if misfits:
+        raise CheckpointError(f"{path}: the network does not fit the game: {'; '.join(misfits)}")
 
 
 def _check_digest(path: Path, payload: dict) -> None:

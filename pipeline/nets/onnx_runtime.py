@@ -87,8 +87,8 @@ def export_checkpoint(checkpoint: Path, target: Path, game_spec: str | None = No
     from pipeline.games import make_game
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
-    model = load_checkpoint(checkpoint)
     game = make_game(game_spec or checkpoint_game(checkpoint))
+    model = load_checkpoint(checkpoint, game)
     write_bytes(target, onnx_bytes(model.eval(), game))
     return model, game
 

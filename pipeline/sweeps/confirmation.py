@@ -120,7 +120,7 @@ def unit_networks(params: Params, confirm: optuna.Study, folder: Path) -> dict[s
         setting, seed = trial.user_attrs[SETTING], trial.user_attrs[TRAINING_SEED]
         path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, folder / f"{trial.number}")
         own = trial_params(params, trial.params, seed)
-        networks.setdefault(setting, {})[seed] = (load_checkpoint(path, game.name), own, trial.values[0])
+        networks.setdefault(setting, {})[seed] = (load_checkpoint(path, game), own, trial.values[0])
     return networks
 
 

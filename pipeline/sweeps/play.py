@@ -97,7 +97,7 @@ class Table:
     def __init__(self, network: str, params: Params):
         self.params = params
         self.game = make_game(checkpoint_game(network))
-        self.model = load_checkpoint(network, self.game.name)
+        self.model = load_checkpoint(network, self.game)
         self.orders = seat_orders(self.game)
 
     def play(self, values: dict[str, Any], opponent: str, seed: list[int], games: int, label: str) -> list[float]:

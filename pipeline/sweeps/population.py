@@ -164,7 +164,7 @@ def save_member(folder: Path, model, samples: dict, state: MemberState, game_nam
 def load_member(folder: Path, game):
     """A member's checkpoint. One whose replay window was left out (a study shipped as networks and metrics,
     without self-play data) goes on with an empty window, which its next generations fill again."""
-    model = load_checkpoint(folder / NETWORK, game.name)
+    model = load_checkpoint(folder / NETWORK, game)
     samples = load_samples(folder / WINDOW) if (folder / WINDOW).exists() else empty_samples(game)
     return model, samples, MemberState(**json.loads((folder / MEMBER).read_text()))
 

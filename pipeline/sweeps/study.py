@@ -284,7 +284,7 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     with tempfile.TemporaryDirectory() as folder:
         for name, trial in (("tuned", best_trial(study)), ("baseline", baseline)):
             path = download_run_artifact(params, trial.user_attrs[RUN_ID], CHECKPOINT, Path(folder) / name)
-            model = load_checkpoint(path, game.name)
+            model = load_checkpoint(path, game)
             own = trial_params(params, trial.params)
             specs.append(head_to_head_player(name, model, own, params.sweep.eval_simulations))
     seatings = mixed_seatings(game.num_players) * games_per_seating
