@@ -1,5 +1,6 @@
-"""Issue 82: a checkpoint whose recorded shape lies is refused in one line before a network of that shape
-is built: the same limits as params (blocks, channels) and games (actions, observation, seats)."""
+"""Issue 82: a checkpoint that lies is refused in one line before it plays: a recorded shape past the limits
+params (blocks, channels) and games (actions, observation, seats) have, before a network of that shape is
+built; a network that does not fit its game; weights that are not finite."""
 
 import pytest
 import torch
@@ -60,3 +61,22 @@ def test_a_network_that_does_not_fit_its_game_is_one_line_before_it_plays(tmp_pa
     name, value = next(iter(lie.items()))
     assert f"{name} {value} where connect4 has" in error
     assert not (tmp_path / "n.onnx").exists()
+
+
+@pytest.mark.parametrize("command", ["match", "export"])
+def test_weights_that_are_not_finite_are_one_line_in_every_command(tmp_path, capsys, command):
+    """A diverged training's network: export wrote it without a word, where match stopped in search."""
+    from pipeline.commands import export, match
+
+    game = make_game("tictactoe")
+    model = SENet(NetworkShape.for_game(game, 1, 8, 2))
+    with torch.no_grad():
+        next(model.parameters())[0] = float("nan")
+    save_checkpoint(tmp_path / "nan.ckpt", model, game.name)
+    path = str(tmp_path / "nan.ckpt")
+    argv = {"match": [path, "random", "--games-per-seating", "1"], "export": [path, str(tmp_path / "n.onnx")]}
+    with pytest.raises(SystemExit) as stopped:
+        {"match": match, "export": export}[command].main(argv[command])
+    error = capsys.readouterr().err.strip()
+    assert stopped.value.code != 0 and len(error.splitlines()) == 1, error
+    assert "hold NaN or infinite values" in error and not (tmp_path / "n.onnx").exists()

@@ -79,6 +79,10 @@ def test_a_reader_that_stops_early_gets_no_traceback():
             ["match", "tictacmo", "uct:4", "--games-per-seating", "999999999999999"],
             "--games-per-seating: expected at most",
         ),
+        (
+            ["match", "kingdomino", "random", "--games-per-seating", "10000000"],
+            "x 14 seatings of kingdomino(players=4,size=5,middle=0,harmony=0,fit=1) is over 1,000,000 games",
+        ),
         (["solve", "pig", "--goal", "99999999999"], "--goal: expected at most 200, got 99,999,999,999"),
         (["bench", "--threads", "-1"], "--threads: expected an integer of at least 0, got -1"),
         (["connect4_benchmark", "connect4", "--simulations", "-1"], "--simulations: expected an integer of at least 0"),

@@ -189,6 +189,31 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
         load_params(bomb)
 
 
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        ("game: tictacmo\nseed: 1\nseed: 2\n", 3, "seed"),
+        ("game: tictacmo\nsearch:\n  c_puct: 1\n  c_puct: 3\n", 4, "c_puct"),
+        ("game: tictacmo\nsearch: {c_puct: 1, c_puct: 2}\n", 2, "c_puct"),
+    ],
+)
+def test_a_key_given_twice_is_refused_as_dvc_refuses_it(tmp_path, text, line, key):
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=rf"^{path}: line {line}: key '{key}' given twice; expected each once$"):
+        load_params(path)
+
+
+def test_the_same_key_in_two_mappings_and_a_merge_key_are_not_duplicates(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text(
+        "game: tictacmo\ngenerations: [{gen: 1, prev: 0}]\nselfplay: &games {games: 8}\n"
+        "teacher: {<<: *games, games: 9}\nsearch: {simulations: 8}\n"
+    )
+    params = load_params(path)
+    assert (params.selfplay.games, params.teacher.games, params.search.simulations) == (8, 9, 8)
+
+
 DEEP = 20_000
 
 

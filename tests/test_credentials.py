@@ -57,6 +57,8 @@ SECRET_FORMS = [
     ("PWD%3D%7BZq%7D%7D%3B7x%7D%3BUID%3Du", "7x"),  # an encoded '}}' inside
     ("host=db password='Zq'7x dbname=x", "7x"),  # a word glued to the quote
     ("password:\n  Zq7x\n", "Zq7x"),  # YAML, the value on the next line
+    ("postgresql://127.0.0.1:1/db?token=S3cretTOKEN", "S3cretTOKEN"),  # any value of a URL's query
+    ("https://store.example.org/runs?sig=Zq7x&se=2027: refused", "Zq7x"),
 ]
 
 
@@ -82,15 +84,15 @@ def test_a_password_in_any_form_the_stores_read_is_masked(text, secret):
         ),
         (
             "storage postgresql://ada@db/x?password=S3cretPW&sslmode=require: refused",
-            "storage postgresql://ada@db/x?password=***&sslmode=require: refused",
+            "storage postgresql://ada@db/x?password=***&sslmode=***: refused",
         ),
         (
             "storage mssql+pyodbc:///?odbc_connect=DRIVER={ODBC};UID=ada;PWD=S3cretPW;SERVER=db: login failed",
-            "storage mssql+pyodbc:///?odbc_connect=DRIVER={ODBC};UID=ada;PWD=***;SERVER=db: login failed",
+            "storage mssql+pyodbc:///?odbc_connect=***: login failed",
         ),
         (
             "storage mssql+pyodbc:///?odbc_connect=UID%3Dada%3BPWD%3DS3cretPW%3BSERVER%3Ddb: login failed",
-            "storage mssql+pyodbc:///?odbc_connect=UID%3Dada%3BPWD%3D***%3BSERVER%3Ddb: login failed",
+            "storage mssql+pyodbc:///?odbc_connect=***: login failed",
         ),
         ("storage host=db password=Zq7x MORE: refused", "storage host=db password=***: refused"),
         ("MLFLOW_TRACKING_PASSWORD='Zq 7x' python -m pipeline", "MLFLOW_TRACKING_PASSWORD=*** python -m pipeline"),
@@ -202,3 +204,12 @@ def test_a_store_error_line_gives_its_reason_after_the_masked_password(argv, tmp
     assert done.returncode == 1 and len(done.stderr.splitlines()) == 1, done.stderr
     assert done.stderr.split("postgresql://u@127.0.0.1:1/db?password=***: ", 1)[1].strip(), "a reason follows"
     assert "Zq7x" not in done.stdout + done.stderr
+
+
+def test_no_file_name_carries_a_value_of_the_storage_urls_query(tmp_path):
+    """The workers' lock beside a SQLite file is named after the file, not after the URL's query."""
+    from pipeline.sweeps.storage import storage_lock
+
+    lock = storage_lock(f"sqlite:///{tmp_path / 'q.db'}?password=Zq7x")
+    with lock:
+        assert [path.name for path in tmp_path.iterdir()] == ["q.db.workers.lock"]

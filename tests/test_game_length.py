@@ -46,6 +46,30 @@ class NeverEnds(Nim):
 class LongButBounded(NeverEnds):
     def max_plies(self):
         return 12_000
+
+
+# Faults that show at move 400, after the 300 moves the contract's check plays.
+class LateStep(NeverEnds):
+    def step(self, state, action, rng=None):
+        if state.ply >= 400:
+            raise KeyError("heap 9")
+        return super().step(state, action, rng)
+
+
+class LateMask(NeverEnds):
+    def legal_mask(self, state):
+        return super().legal_mask(state) & (state.ply < 400)
+
+
+class LateSeat(NeverEnds):
+    def to_play(self, state):
+        return 5 if state.ply >= 400 else state.mover
+
+
+class LatePlanes(NeverEnds):
+    def encode_batch(self, states):
+        planes = super().encode_batch(states)
+        return planes[:, :, :1] if any(s.ply >= 400 for s in states) else planes
 '''
 
 
@@ -83,3 +107,53 @@ def test_match_with_a_never_ending_game_exits_with_one_line(rules):
     lines = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert lines and "endless:NeverEnds" in lines[-1] and "no end after 10,000 moves" in lines[-1], done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("LateStep", "step raised KeyError: 'heap 9' (at move 401 of a game)"),
+        ("LateMask", "legal_mask: no legal move in a state that is not terminal (at move 401 of a game)"),
+        ("LateSeat", "to_play: expected a seat 0 to 1, got 5 (at move 401 of a game)"),
+    ],
+)
+def test_a_fault_past_the_checked_moves_is_one_line_naming_the_game_the_method_and_the_move(rules, name, line):
+    game = make_game(f"endless:{name}")
+    agents = [RandomAgent(game, "a"), RandomAgent(game, "b")]
+    with pytest.raises(GameFault) as fault:
+        play_games(game, [agents], seed=0)
+    assert str(fault.value) == f"game 'endless:{name}': {line}"
+
+
+def test_planes_of_another_shape_past_the_checked_moves_are_one_line(rules):
+    game = make_game("endless:LatePlanes")
+    state = game.initial_state()
+    for _ in range(400):
+        state, _ = game.step(state, game.num_actions - 1)
+    assert game.encode_batch([game.initial_state()]).shape == (1, *game.observation_shape)
+    with pytest.raises(GameFault, match=r"^game 'endless:LatePlanes': encode_batch: expected shape \(2, 1, 2, 3\)"):
+        game.encode_batch([game.initial_state(), state])
+
+
+def test_a_guarded_game_keeps_its_abilities_and_travels_to_workers_as_its_own_class(rules):
+    """The guard is a subclass: what the game offers it still offers, and a pickle names the game's class."""
+    import pickle
+
+    from pipeline.games.base import BoundsItsLength, offers
+
+    game = make_game("endless:LongButBounded")
+    copy = pickle.loads(pickle.dumps(game))
+    assert type(copy) is type(game) and type(game).__name__ == "LongButBounded" and copy.name == game.name
+    assert offers(game, BoundsItsLength) and offers(copy, BoundsItsLength)
+    late = make_game("endless:LateStep")
+    with pytest.raises(GameFault, match="step raised KeyError"):
+        pickle.loads(pickle.dumps(late)).step(late.initial_state()._replace(ply=400), 0)
+
+
+def test_match_through_search_of_a_game_with_a_late_fault_exits_with_one_line(rules):
+    command = [sys.executable, "-m", "pipeline", "match", "uct:2", "random", "--game", "endless:LateStep",
+               "--games-per-seating", "1"]  # fmt: skip
+    done = subprocess.run(command, cwd=rules, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: game 'endless:LateStep': step raised KeyError"), errors

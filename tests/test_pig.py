@@ -69,3 +69,14 @@ def test_solve_command_prints_the_probability(capsys):
     out = capsys.readouterr().out
     assert out.startswith("pig goal 10: the first player wins with probability 0.")
     assert "hold once the turn total reaches" in out
+
+
+@pytest.mark.parametrize("goal", [1, 1_001, 10**12])
+def test_a_goal_out_of_bounds_is_one_line_before_a_board_of_that_width(goal, capsys):
+    """A goal is a board's width: 10^12 asked for 40 TB and no game began in a minute."""
+    from pipeline.commands import match
+
+    with pytest.raises(SystemExit) as stopped:
+        match.main(["random", "random", "--game", f"pig(goal={goal})", "--games-per-seating", "1"])
+    error = capsys.readouterr().err.strip()
+    assert stopped.value.code != 0 and error == f"error: pig: goal must be 2 to 1,000, got {goal:,}"

@@ -66,6 +66,8 @@ from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
 
+MAX_MATCH_GAMES = 1_000_000  # games in one match: each keeps its record until the match ends
+
 
 @entry_point
 def main(argv):
@@ -158,6 +160,11 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
     table = (
         seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
     )
+    if len(table) * args.games_per_seating > MAX_MATCH_GAMES:  # a record a game is kept: gigabytes past it
+        raise UsageError(
+            f"--games-per-seating: {args.games_per_seating:,} x {len(table)} seatings of {game.name} is over "
+            f"{MAX_MATCH_GAMES:,} games; expected at most {MAX_MATCH_GAMES // len(table):,} a seating"
+        )
     timed = any(spec.play.seconds > 0 for spec in specs)
     result = play_match(
         game.name,

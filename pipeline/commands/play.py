@@ -35,7 +35,7 @@ from pipeline.commands.networks import add_network_arguments, load_network, netw
 from pipeline.config import MAX_SEED, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.base import DrawsSeats, offers
-from pipeline.games.contract import check_length
+from pipeline.games.contract import GameFault, check_length
 from pipeline.harness.entry import entry_point
 
 if TYPE_CHECKING:
@@ -135,17 +135,20 @@ def play_game(game: Game, agents: list[Agent], seed: int) -> np.ndarray:
     for seat, agent in enumerate(agents):
         agent.begin(0, state, np.random.default_rng([seed, 2, seat]))
     plies = 0
-    while not game.is_terminal(state):
-        mover = agents[game.to_play(state)]
-        [(action, _)] = mover.act([0])
-        state, chance = game.step(state, action, dice)
-        outcome = "" if chance is None else f" (chance: {chance})"
-        print(f"{mover.name} plays {game.format_move(action)}{outcome}", flush=True)
-        for agent in agents:
-            agent.observe(0, action, state)
-        plies += 1
-        if not game.is_terminal(state):
-            check_length(game, plies)
+    try:
+        while not game.is_terminal(state):
+            mover = agents[game.to_play(state)]
+            [(action, _)] = mover.act([0])
+            state, chance = game.step(state, action, dice)
+            outcome = "" if chance is None else f" (chance: {chance})"
+            print(f"{mover.name} plays {game.format_move(action)}{outcome}", flush=True)
+            for agent in agents:
+                agent.observe(0, action, state)
+            plies += 1
+            if not game.is_terminal(state):
+                check_length(game, plies)
+    except GameFault as fault:  # a user's game (games/guard.py) broke at this move
+        raise GameFault(f"{fault} (at move {plies + 1:,})") from None
     for agent in agents:
         agent.end(0)
     print(game.render(state))

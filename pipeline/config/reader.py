@@ -105,7 +105,30 @@ def _read_yaml(text: str, path: Path):
         raise ConfigError(
             f"{path}: its YAML aliases expand to more than {MAX_YAML_VALUES:,} values; expected a params file"
         )
+    if node is not None:
+        _refuse_duplicate_keys(node, path)
     return yaml.load(text, Loader=_LOADER)  # a safe loader (libyaml's where built)
+
+
+def _refuse_duplicate_keys(root: yaml.Node, path: Path) -> None:
+    """A key given twice in one mapping is refused, as DVC refuses the same file: YAML's loaders keep
+    the last value silently, so `seed:` twice ran with a seed the user may not have meant."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys: set[str] = set()
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if key.value in keys:
+                        line = key.start_mark.line + 1
+                        raise ConfigError(f"{path}: line {line}: key {key.value!r} given twice; expected each once")
+                    keys.add(key.value)
+        stack.extend(_children(node))
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -16,6 +16,7 @@ import re
 
 from pipeline.games.base import Game, IllegalMove, Symmetry
 from pipeline.games.contract import GameFault, check_contract
+from pipeline.games.guard import guard
 from pipeline.games.plugins import named_plugin, plugin_class, plugin_parts, registered_games
 from pipeline.plumbing.clip import clip, quoted
 
@@ -58,7 +59,7 @@ def make_game(spec: str) -> Game:
     if game.name not in _CHECKED:  # once a process: a few random games, about a second at most
         check_contract(game)
         _CHECKED.add(game.name)
-    return game
+    return guard(game)
 
 
 def _built(spec: str, name: str, factory, options: dict[str, int], shipped: bool) -> Game:

@@ -55,40 +55,56 @@ def check_contract(game, seed: int = 0) -> None:
     if math.prod(shape) > MAX_OBSERVATION:
         raise GameFault(f"game {name}: observation_shape {shape}: expected at most {MAX_OBSERVATION:,} numbers")
     for g in range(CHECK_GAMES):
-        state = _call(name, "initial_state", game.initial_state, np.random.default_rng([seed, g]))
+        state = call(name, "initial_state", game.initial_state, np.random.default_rng([seed, g]))
         moves = np.random.default_rng([seed, g, 1])
         for ply in range(CHECK_PLIES):
-            where = f"after {ply} random moves of game {g + 1}"
-            observation = np.asarray(_call(name, "encode", game.encode, state))
-            if observation.shape != shape:
-                raise GameFault(f"game {name}: encode: expected shape {shape} (observation_shape), got "
-                                f"{observation.shape} {where}")  # fmt: skip
-            if _call(name, "is_terminal", game.is_terminal, state):
-                _check_scores(name, np.asarray(_call(name, "scores", game.scores, state), dtype=float), seats, where)
+            where = f" after {ply} random moves of game {g + 1}"
+            check_planes(name, call(name, "encode", game.encode, state), shape, where)
+            if call(name, "is_terminal", game.is_terminal, state):
+                check_scores(name, call(name, "scores", game.scores, state), seats, where)
                 break
-            mask = np.asarray(_call(name, "legal_mask", game.legal_mask, state))
-            if mask.shape != (actions,):
-                raise GameFault(f"game {name}: legal_mask: expected shape ({actions},), got {mask.shape} {where}")
-            if not mask.any():
-                raise GameFault(f"game {name}: legal_mask: no legal move in a state that is not terminal {where}")
-            mover = _call(name, "to_play", game.to_play, state)
-            if not 0 <= int(mover) < seats:
-                raise GameFault(f"game {name}: to_play: expected a seat 0 to {seats - 1}, got {mover} {where}")
+            mask = check_mask(name, call(name, "legal_mask", game.legal_mask, state), actions, False, where)
+            check_mover(name, call(name, "to_play", game.to_play, state), seats, where)
             action = int(moves.choice(np.flatnonzero(mask)))
             after = [
-                _call(name, "step", game.step, state, action, np.random.default_rng([seed, g, 2, ply])) for _ in "ab"
+                call(name, "step", game.step, state, action, np.random.default_rng([seed, g, 2, ply])) for _ in "ab"
             ]
             if not _same(game, after[0][0], after[1][0]):
-                raise GameFault(f"game {name}: step: two calls with the same seed gave different states {where}")
+                raise GameFault(f"game {name}: step: two calls with the same seed gave different states{where}")
             state = after[0][0]
 
 
-def _check_scores(name: str, scores: np.ndarray, seats: int, where: str) -> None:
+def check_planes(name: str, observation, shape: tuple, where: str = "", method: str = "encode") -> None:
+    """`encode`'s planes have the game's `observation_shape` (`encode_batch`'s, one a state)."""
+    if np.shape(observation) != shape:
+        raise GameFault(
+            f"game {name}: {method}: expected shape {shape} (observation_shape), got {np.shape(observation)}{where}"
+        )
+
+
+def check_mask(name: str, mask, actions: int, empty_allowed: bool, where: str = "") -> np.ndarray:
+    """A legal mask of one entry an action, with a legal move unless the game is over."""
+    mask = np.asarray(mask)
+    if mask.shape != (actions,):
+        raise GameFault(f"game {name}: legal_mask: expected shape ({actions},), got {mask.shape}{where}")
+    if not empty_allowed and not mask.any():
+        raise GameFault(f"game {name}: legal_mask: no legal move in a state that is not terminal{where}")
+    return mask
+
+
+def check_mover(name: str, mover, seats: int, where: str = "") -> None:
+    if not 0 <= int(mover) < seats:
+        raise GameFault(f"game {name}: to_play: expected a seat 0 to {seats - 1}, got {mover}{where}")
+
+
+def check_scores(name: str, scores, seats: int, where: str = "") -> None:
+    """One finite score a seat, each in [-1, 1]."""
+    scores = np.asarray(scores, dtype=float)
     if scores.shape != (seats,):
-        raise GameFault(f"game {name}: scores: expected {seats} values, one a seat, got shape {scores.shape} {where}")
+        raise GameFault(f"game {name}: scores: expected {seats} values, one a seat, got shape {scores.shape}{where}")
     if not np.isfinite(scores).all() or np.abs(scores).max() > 1:
         raise GameFault(
-            f"game {name}: scores: expected finite values in [-1, 1], got {clip(str(scores.tolist()), 80)} {where}"
+            f"game {name}: scores: expected finite values in [-1, 1], got {clip(str(scores.tolist()), 80)}{where}"
         )
 
 
@@ -101,7 +117,7 @@ def _same(game, a, b) -> bool:
     return game.to_play(a) == game.to_play(b) and np.array_equal(game.encode(a), game.encode(b))
 
 
-def _call(name: str, method: str, function, *args):
+def call(name: str, method: str, function, *args):
     """`function(*args)`; whatever it raises becomes one line naming the game and the method."""
     try:
         return function(*args)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.agents.base import Agent
-from pipeline.games.contract import check_length
+from pipeline.games.contract import GameFault, check_length
 
 
 @dataclass
@@ -74,37 +74,41 @@ def play_games(
 
     for _ in range(min(parallel, len(seatings))):
         start_next()
-    while states:
-        by_agent: dict[int, tuple[Agent, list[int]]] = {}
-        for gid, state in states.items():
-            agent = seatings[gid][game.to_play(state)]
-            by_agent.setdefault(id(agent), (agent, []))[1].append(gid)
-        for agent, gids in by_agent.values():
-            root_value = getattr(agent, "root_value", None)  # only searching agents have one
-            for gid, (action, policy) in zip(gids, agent.act(gids)):
-                record, state = records[gid], states[gid]
-                mover = game.to_play(state)
-                if record_policies and policy is not None:
-                    record.states.append(state)
-                    record.policies.append(policy)
-                    record.policy_movers.append(mover)
-                    record.root_values.append(root_value(gid) if root_value else None)
-                record.actions.append(action)
-                record.movers.append(mover)
-                state, _ = game.step(state, action, dice[gid])
-                states[gid] = state
-                moves += 1
-                for other in _distinct(seatings[gid]):
-                    other.observe(gid, action, state)
-                if not game.is_terminal(state):
-                    check_length(game, len(record.actions))
-                else:
-                    record.scores = game.scores(state)
-                    record.final_state = state
+    try:
+        while states:
+            by_agent: dict[int, tuple[Agent, list[int]]] = {}
+            for gid, state in states.items():
+                agent = seatings[gid][game.to_play(state)]
+                by_agent.setdefault(id(agent), (agent, []))[1].append(gid)
+            for agent, gids in by_agent.values():
+                root_value = getattr(agent, "root_value", None)  # only searching agents have one
+                for gid, (action, policy) in zip(gids, agent.act(gids)):
+                    record, state = records[gid], states[gid]
+                    mover = game.to_play(state)
+                    after, _ = game.step(state, action, dice[gid])  # a fault here is of move len(actions) + 1
+                    if record_policies and policy is not None:
+                        record.states.append(state)
+                        record.policies.append(policy)
+                        record.policy_movers.append(mover)
+                        record.root_values.append(root_value(gid) if root_value else None)
+                    record.actions.append(action)
+                    record.movers.append(mover)
+                    state = states[gid] = after
+                    moves += 1
                     for other in _distinct(seatings[gid]):
-                        other.end(gid)
-                    del states[gid], rngs[gid], dice[gid]
-                    start_next()
+                        other.observe(gid, action, state)
+                    if not game.is_terminal(state):
+                        check_length(game, len(record.actions))
+                    else:
+                        record.scores = game.scores(state)
+                        record.final_state = state
+                        for other in _distinct(seatings[gid]):
+                            other.end(gid)
+                        del states[gid], rngs[gid], dice[gid]
+                        start_next()
+    except GameFault as fault:  # a user's game (games/guard.py) broke while these games moved: say when
+        move = min((len(records[gid].actions) for gid in states), default=0) + 1
+        raise GameFault(f"{fault} (at move {move:,} of a game)") from None
     return records, MatchStats(len(seatings), time.perf_counter() - started, moves)
 
 

@@ -98,6 +98,10 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
     if shape is not None and stored != shape:
         raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
     _check_digest(path, payload)
+    if bad := next(
+        (k for k, v in payload["state_dict"].items() if torch.is_tensor(v) and not v.isfinite().all()), None
+    ):
+        raise CheckpointError(f"{path}: weights {bad} hold NaN or infinite values (a training that diverged?)")
     model = SENet(stored)
     try:
         model.load_state_dict(payload["state_dict"])

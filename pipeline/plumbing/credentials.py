@@ -62,8 +62,8 @@ _KEY_PASSWORD = re.compile(
 
 def mask_passwords(text: str, limit: int | None = None) -> str:
     """`postgresql://user:secret@host/db` -> `postgresql://user:***@host/db`, and the same for every
-    form the drivers read: any character in the user or the password, `?password=`, `password='...'`,
-    `PWD=...`, `PGPASSWORD=...`.
+    form the drivers read: any character in the user or the password, `?password=` (every value of a
+    URL's query: `?token=` too), `password='...'`, `PWD=...`, `PGPASSWORD=...`.
 
     With `limit`, only the first `limit` characters come back, masked as though the text went on: work
     bounded for a message of any length (an error line shows 300 characters). The cut counts as the '@'
@@ -72,7 +72,19 @@ def mask_passwords(text: str, limit: int | None = None) -> str:
     if limit is not None and len(text) > limit:
         return mask_passwords(text[:limit] + "@").removesuffix("@")
     text = "\n".join(map(_mask_url, text.split("\n")))
+    text = _URL_QUERY.sub(_mask_query, text)
     return _KEY_PASSWORD.sub(lambda found: found[found.lastgroup] + "***", text)
+
+
+# A URL's query (up to a space or a quote): every value in it may be a secret (`?token=`, `?key=`,
+# `?sig=`), so every value is masked; a ':' that ends the query starts the error line's reason.
+_URL_QUERY = re.compile(r"(?<![\w+.-])[\w+.-]*+://[^\s?'\"]*+\?(?P<query>[^\s'\"]*+)")
+_QUERY_VALUE = re.compile(r"(?P<key>(?:^|&)[^=&]*+=)(?:(?!:$)[^&])*+")
+
+
+def _mask_query(found: re.Match) -> str:
+    query = _QUERY_VALUE.sub(lambda value: value["key"] + "***", found["query"])
+    return found.group(0)[: found.start("query") - found.start()] + query
 
 
 def _mask_url(line: str) -> str:

@@ -74,6 +74,7 @@ def storage_lock(url: str) -> contextlib.AbstractContextManager:
     if url.startswith("postgresql"):
         return _advisory_lock(url)
     path = url.removeprefix("journal:") if url.startswith("journal:") else url.removeprefix("sqlite:///")
+    path = path if url.startswith("journal:") else path.split("?", 1)[0]  # no query value in a file name
     if path == url or path in ("", ":memory:"):
         return contextlib.nullcontext()
     return FileLock(f"{path}.workers.lock")  # not `.lock`: the journal file backend takes that name

@@ -50,7 +50,7 @@ def main(argv):
         raise UsageError(f"{params_file}: game {params.game!r}; benchmark_curve scores Connect-4 runs only")
     game = make_game(params.game)
     compute = run_compute(args.run)
-    networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game.name) for g in range(len(compute))]
+    networks = [load_checkpoint(args.run / "models" / "best" / f"gen_{g}.ckpt", game) for g in range(len(compute))]
     files = resolve_files(args.data_dir, [])
     if not files:
         parser.error(f"no test files found in {positions_dir(args.data_dir)}")

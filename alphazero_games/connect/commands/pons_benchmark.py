@@ -65,7 +65,7 @@ def main(argv):
     files = resolve_files(args.data_dir, args.files)
     if not files:
         parser.error(f"no test files found in {positions_dir(args.data_dir)}; give --files or --data-dir")
-    network = load_checkpoint(champions.resolve(args.checkpoint), game.name)
+    network = load_checkpoint(champions.resolve(args.checkpoint), game)
     try:
         evaluator = CachingEvaluator(NetworkEvaluator(game, network, args.precision, args.runtime))
     except ConfigError as err:

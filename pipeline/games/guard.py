@@ -1,0 +1,84 @@
+"""A user's game checked at every call, not only in the contract's first random games
+(`contract.check_contract`): a fault that shows at move 5,000 (a step that raises, an empty legal mask,
+a seat out of range, planes of another shape, scores that are not finite) is one line naming the game
+and the method, where it was a traceback of 33 to 369 lines from deep in search or ONNX Runtime. The
+arena adds the move. The project's own games are tested instead, and run unguarded at full speed.
+
+The guard is a subclass of the game's own class, so that every ability the game offers
+(`games.base.offers` asks the class) is still offered; pickling sends the game's own class."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+
+import numpy as np
+
+from pipeline.games.contract import call, check_mask, check_mover, check_planes, check_scores
+from pipeline.plumbing.clip import quoted
+
+
+class Guarded:
+    """The contract's methods, each calling the game's own and checking what it gave back."""
+
+    def initial_state(self, rng=None):
+        return call(quoted(self.name), "initial_state", super().initial_state, rng)
+
+    def step(self, state, action, rng=None):
+        return call(quoted(self.name), "step", super().step, state, action, rng)
+
+    def is_terminal(self, state):
+        return call(quoted(self.name), "is_terminal", super().is_terminal, state)
+
+    def legal_mask(self, state):
+        mask = call(quoted(self.name), "legal_mask", super().legal_mask, state)
+        empty_allowed = not np.asarray(mask).any() and self.is_terminal(state)  # a finished game's may be empty
+        check_mask(quoted(self.name), mask, self.num_actions, empty_allowed)
+        return mask
+
+    def to_play(self, state):
+        mover = call(quoted(self.name), "to_play", super().to_play, state)
+        check_mover(quoted(self.name), mover, self.num_players)
+        return mover
+
+    def encode(self, state):
+        planes = call(quoted(self.name), "encode", super().encode, state)
+        check_planes(quoted(self.name), planes, tuple(self.observation_shape))
+        return planes
+
+    def encode_batch(self, states):
+        planes = call(quoted(self.name), "encode_batch", super().encode_batch, states)
+        check_planes(quoted(self.name), planes, (len(states), *self.observation_shape), method="encode_batch")
+        return planes
+
+    def legal_actions(self, state):
+        return call(quoted(self.name), "legal_actions", super().legal_actions, state)
+
+    def random_playout(self, state, rng):
+        scores = call(quoted(self.name), "random_playout", super().random_playout, state, rng)
+        check_scores(quoted(self.name), scores, self.num_players)
+        return scores
+
+    def scores(self, state):
+        scores = call(quoted(self.name), "scores", super().scores, state)
+        check_scores(quoted(self.name), scores, self.num_players)
+        return scores
+
+    def __reduce_ex__(self, protocol):
+        guarded = type(self)
+        self.__class__ = guarded.__bases__[1]
+        try:
+            return guard, (copy.copy(self),)
+        finally:
+            self.__class__ = guarded
+
+
+def guard(game):
+    """`game`, checked at every call from now on (a plugin's, after its contract check)."""
+    game.__class__ = _guarded_class(type(game))
+    return game
+
+
+@cache
+def _guarded_class(cls: type) -> type:
+    return type(cls.__name__, (Guarded, cls), {"__module__": cls.__module__})
