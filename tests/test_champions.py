@@ -23,6 +23,7 @@ from pipeline.games import make_game
 from pipeline.nets import CheckpointError
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint, save_checkpoint, weights_digest
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.plumbing.failures import UsageError
 
 CARD_KEYS = ("game", "generation", "network", "source", "params", "training", "figures", "reproduce")  # every card's
 TRAINING_KEYS = ("selfplay_games", "simulations", "wall", "machine")
@@ -259,7 +260,10 @@ def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_othe
     (tmp_path / "params.yaml").write_text(local.replace("c_puct: 3.0", "c_puct: 1.5", 1))
     assert network_params(None, "connect4", "connect4") == own  # the champion, not the checkout's params
     assert network_params(None, "some.ckpt", "connect4").search.c_puct == 1.5  # a file: params.yaml
-    assert network_params(str(champions.params_path("tictacmo")), "connect4", "connect4").game == "tictacmo"
+    given = network_params(str(champions.params_path("connect4")), "some.ckpt", "connect4")
+    assert given.search == own.search  # --params, over the params.yaml beside
+    with pytest.raises(UsageError, match=r"--params: \S+tictacmo.yaml plays tictacmo, where the game is connect4"):
+        network_params(str(champions.params_path("tictacmo")), "connect4", "connect4")  # another game's: refused
     assert capsys.readouterr().err == ""  # not at a terminal
     monkeypatch.setattr("sys.stderr.isatty", lambda: True)
     network_params(None, "tictacmo", "tictacmo")

@@ -80,3 +80,19 @@ def test_weights_that_are_not_finite_are_one_line_in_every_command(tmp_path, cap
     error = capsys.readouterr().err.strip()
     assert stopped.value.code != 0 and len(error.splitlines()) == 1, error
     assert "hold NaN or infinite values" in error and not (tmp_path / "n.onnx").exists()
+
+
+def test_a_compressed_archive_is_refused_before_torch_inflates_it(tmp_path):
+    """torch.save stores its members as they are: a deflated one (a 5 MB file that inflated to a 1 GB
+    tensor) is a file torch did not write, refused before any member is read."""
+    import zipfile
+
+    game = make_game("tictactoe")
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "net.ckpt", SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
+    load_checkpoint(tmp_path / "net.ckpt", game)
+    with zipfile.ZipFile(tmp_path / "net.ckpt") as source, zipfile.ZipFile(tmp_path / "bomb.ckpt", "w") as bomb:
+        for member in source.infolist():
+            bomb.writestr(member.filename, source.read(member), compress_type=zipfile.ZIP_DEFLATED)
+    with pytest.raises(CheckpointError, match=r"bomb.ckpt: \S+ is compressed; torch.save writes none; refused$"):
+        load_checkpoint(tmp_path / "bomb.ckpt", game)

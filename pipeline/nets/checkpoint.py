@@ -15,6 +15,7 @@ import io
 import logging
 import pickle
 import warnings
+import zipfile
 from pathlib import Path
 
 import torch
@@ -78,6 +79,7 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
         raise CheckpointError(f"{path}: is a folder; expected a checkpoint file")
     if path.stat().st_size == 0:  # torch raises an EOFError without a message
         raise CheckpointError(f"{path}: empty file, not a checkpoint")
+    _check_archive(path)
     try:
         with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before refusing it
             warnings.simplefilter("ignore")
@@ -109,6 +111,26 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
         raise CheckpointError(f"{path}: weights do not fit the recorded shape ({_first_line(err)})") from None
     model.eval()
     return model
+
+
+def _check_archive(path: Path) -> None:
+    """torch.save stores a checkpoint's members uncompressed, so what the reader inflates is bounded by
+    the file's own size: a compressed member (a 5 MB file that inflated to 1 GB) or one whose header
+    claims more bytes than it holds is refused before torch allocates for it. A file that is no zip
+    archive goes on to torch's reader, which says what it is not."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return
+    for member in members:
+        if member.compress_type != zipfile.ZIP_STORED:
+            raise CheckpointError(f"{path}: {member.filename} is compressed; torch.save writes none; refused")
+        if member.file_size != member.compress_size:
+            raise CheckpointError(f"{path}: {member.filename} says {member.file_size:,} bytes and holds "
+                                  f"{member.compress_size:,}: damaged checkpoint")  # fmt: skip
+    if sum(member.file_size for member in members) > path.stat().st_size:
+        raise CheckpointError(f"{path}: its members say more bytes than the file holds: damaged checkpoint")
 
 
 def check_fits(path: Path, shape: NetworkShape, game: Game) -> None:
