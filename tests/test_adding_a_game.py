@@ -26,10 +26,10 @@ def test_the_guides_game_trains_plays_matches_and_is_analysed(tmp_path):
     script = "set -euo pipefail\n" + "\n".join(code_blocks("bash"))
     done = run(["bash", "-c", script], project)
     out = done.stdout
-    assert re.search(r'"first": "random", "second": "uct:100", "score": 0\.[0-3]', out)  # uct wins the check
+    assert re.search(r"random against uct:100 on nim:Nim\(rows=3\): pairwise score 0\.[0-3]", out)  # uct wins
     assert "nim:Nim(rows=3)" in (project / "reports" / "report.md").read_text()
     assert re.search(r"seat 0 \(az\) plays \dx\d", out)  # the champion sat at the table
-    assert re.search(r'"game": "nim:Nim\(rows=3\)", "first": "best", "second": "random"', out)
+    assert re.search(r"best against random on nim:Nim\(rows=3\): pairwise score", out)
     assert re.search(r"3x1,1x1 +seat 0 to move +move \dx\d +value", out)  # the analysis of the guide's line
     assert not list((ROOT / "pipeline").rglob("nim*.py"))  # the package holds no trace of the game
 

@@ -107,12 +107,12 @@ def test_match_command_compares_two_checkpoints(tmp_path, capsys):
         paths.append(str(path))
     params = tmp_path / "params.yaml"
     params.write_text(yaml.safe_dump({"game": "tictactoe", "workers": 1, "generations": [{"gen": 1, "prev": 0}]}))
-    main([*paths, "--games-per-seating", "3", "--simulations", "4", "--params", str(params)])
+    main([*paths, "--games-per-seating", "3", "--simulations", "4", "--params", str(params), "--json"])
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 6
     assert result["ci95_low"] <= result["score"] <= result["ci95_high"]
     assert 0.0 <= result["score"] <= 1.0
-    main([paths[0], "uct:4", "--games-per-seating", "2", "--simulations", "4", "--params", str(params)])
+    main([paths[0], "uct:4", "--games-per-seating", "2", "--simulations", "4", "--params", str(params), "--json"])
     assert json.loads(capsys.readouterr().out)["games"] == 4
     with pytest.raises(SystemExit) as exit:
         main([paths[0], "optimal", "--params", str(params)])
@@ -170,6 +170,7 @@ def test_match_first_alone_seats_the_champion_once_in_every_order(tmp_path, caps
             "4",
             "--params",
             str(params),
+            "--json",
         ]
     )
     result = json.loads(capsys.readouterr().out)
@@ -201,7 +202,7 @@ def test_second_params_give_b_its_own_search_and_params_of_another_game_are_refu
     }.items():
         files[name] = tmp_path / f"{name}.yaml"
         files[name].write_text(yaml.safe_dump(data))
-    argv = [net, net, "--games-per-seating", "8", "--simulations", "16", "--params", str(files["a"])]
+    argv = [net, net, "--games-per-seating", "8", "--simulations", "16", "--params", str(files["a"]), "--json"]
     main(argv)
     alike = json.loads(capsys.readouterr().out)
     main([*argv, "--second-params", str(files["a"])])
@@ -225,7 +226,7 @@ def test_match_between_two_baselines_takes_the_game_from_game(capsys):
 
     from pipeline.commands.match import main
 
-    main(["uct:16", "random", "--game", "tictacmo", "--games-per-seating", "2"])
+    main(["uct:16", "random", "--game", "tictacmo", "--games-per-seating", "2", "--json"])
     result = json.loads(capsys.readouterr().out)
     assert (result["first"], result["second"], result["games"]) == ("uct:16", "random", 12)  # 6 seatings x 2
     assert result["score"] > 0.5  # UCT beats random play (as test_uct_with_rollouts_beats_random_play)
@@ -277,6 +278,21 @@ def test_match_of_one_game_per_seating_gives_bounds_inside_zero_to_one(capsys):
 
     from pipeline.commands.match import main
 
-    main(["random", "random", "--game", "tictactoe", "--games-per-seating", "1"])
+    main(["random", "random", "--game", "tictactoe", "--games-per-seating", "1", "--json"])
     result = json.loads(capsys.readouterr().out)
     assert result["games"] == 2 and 0.0 <= result["ci95_low"] <= result["score"] <= result["ci95_high"] <= 1.0
+
+
+def test_match_prints_a_line_a_person_reads_and_with_json_valid_json(capsys):
+    """The readable line by default; `--json` for scripts: valid JSON (no NaN), scores to 4 decimals."""
+    import json
+
+    from pipeline.commands.match import main
+
+    main(["uct:16", "random", "--game", "tictacmo", "--games-per-seating", "2", "--first-alone"])
+    line = capsys.readouterr().out.strip()
+    assert line.startswith("uct:16 against random on tictacmo: pairwise score ") and "over 6 games" in line
+    assert "95% interval" in line and "alone at the table: wins " in line and "\n" not in line
+    main(["random", "random", "--game", "tictacmo", "--games-per-seating", "1", "--seed", "3", "--json"])
+    result = json.loads(capsys.readouterr().out, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
+    assert all(len(repr(v).split(".")[-1]) <= 4 for v in result.values() if isinstance(v, float))

@@ -238,7 +238,9 @@ def test_match_plays_the_champions_own_game_wherever_it_runs(where, tmp_path):
     """The game is the champion's, not params.yaml's: Connect 3x3 from a Tic-Tac-Mo checkout, and any
     champion where no params.yaml exists (the champion's own params then)."""
     cwd = tmp_path if where == "outside a checkout" else ROOT
-    done = command("match", "connect3x3", "random", "--games-per-seating", "1", "--simulations", "4", stdin="", cwd=cwd)
+    done = command(
+        "match", "connect3x3", "random", "--games-per-seating", "1", "--simulations", "4", "--json", stdin="", cwd=cwd
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["first"], result["games"]) == ("connect3x3", 6)  # 3 players: 6 mixed seatings

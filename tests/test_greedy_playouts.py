@@ -102,7 +102,7 @@ def test_match_plays_a_network_with_playouts_from_params(tmp_path, capsys):
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
     torch.manual_seed(0)
     save_checkpoint(tmp_path / "net.ckpt", SENet(NetworkShape.for_game(game, 1, 8, 2)), game.name)
-    args = [str(tmp_path / "net.ckpt"), "greedy", "--games-per-seating", "1", "--simulations", "4"]
+    args = [str(tmp_path / "net.ckpt"), "greedy", "--games-per-seating", "1", "--simulations", "4", "--json"]
     scores = []
     for _ in range(2):
         main([*args, "--params", str(tmp_path / "params.yaml")])

@@ -379,10 +379,10 @@ def test_the_anchors_players_play_kingdomino_through_match(capsys):
 
     from pipeline.commands.match import main
 
-    main(["greedy", "random", "--game", "kingdomino(players=2)", "--games-per-seating", "3"])
+    main(["greedy", "random", "--game", "kingdomino(players=2)", "--games-per-seating", "3", "--json"])
     greedy = json.loads(capsys.readouterr().out)
     assert greedy["games"] == 6 and greedy["score"] > 0.5
-    main(["mce:6", "greedy", "--game", "kingdomino(players=3)", "--games-per-seating", "1", "--first-alone"])
+    main(["mce:6", "greedy", "--game", "kingdomino(players=3)", "--games-per-seating", "1", "--first-alone", "--json"])
     mce = json.loads(capsys.readouterr().out)
     assert mce["games"] == 3 and mce["wins"] + mce["ties"] + mce["losses"] == 3
 

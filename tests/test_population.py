@@ -20,6 +20,7 @@ from pipeline.commands import sweep as sweep_command
 from pipeline.config import load_params
 from pipeline.games import make_game
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.sweeps.population import reported_generations
 
 pytestmark = pytest.mark.slow  # Ray and a population: `pytest -m 'not slow'` leaves them out
 
@@ -112,6 +113,7 @@ def test_a_population_trains_copies_survives_kills_resumes_tracks_and_reports(tm
         kill_all([pid for pid, _ in family(driver.pid)])
     kill_all(ray)  # what a killed driver's Ray leaves (its agents) would only slow the rest of the suite
     before = reports(tmp_path)
+    done_before = sum(reported_generations(tmp_path / "runs" / "tiny").values())
     resumed = start(tmp_path, params_path)
     try:
         output = resumed.communicate(timeout=600)[0]
@@ -119,6 +121,8 @@ def test_a_population_trains_copies_survives_kills_resumes_tracks_and_reports(tm
         kill_all([pid for pid, _ in family(resumed.pid)])
     assert resumed.returncode == 0, output
     assert reports(tmp_path) > before
+    bar = next(line for line in output.splitlines() if line.startswith("population generations"))
+    assert f" {done_before}/12 " in bar, bar  # the resumed bar starts where the population stood
 
     rows = pd.read_csv(tmp_path / "report" / "schedule.csv")
     # every member to the end; one that copied a finished member has its network and nothing left to report

@@ -40,7 +40,7 @@ def command(folder: Path, *argv: str, stdin: str = "") -> subprocess.CompletedPr
 
 def test_match_and_analyse_play_the_champion_the_report_names(tmp_path):
     folder = checkout(tmp_path, {"champion_gen": 2, "gate_score": 0.5})
-    done = command(folder, "match", "best", "random", "--games-per-seating", "1", "--simulations", "2")
+    done = command(folder, "match", "best", "random", "--games-per-seating", "1", "--simulations", "2", "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert (result["game"], result["first"], result["second"]) == ("tictactoe", "best", "random")

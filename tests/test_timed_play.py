@@ -81,7 +81,7 @@ def test_gumbel_search_refuses_a_time_a_move_in_one_line():
 def test_match_plays_timed_players_and_refuses_a_time_below_zero(capsys):
     from pipeline.commands.match import main
 
-    main(["mce:1ms", "uct:1ms", "--game", "kingdomino(players=2)", "--games-per-seating", "1"])
+    main(["mce:1ms", "uct:1ms", "--game", "kingdomino(players=2)", "--games-per-seating", "1", "--json"])
     result = json.loads(capsys.readouterr().out)
     assert (result["first"], result["second"], result["games"]) == ("mce:1ms", "uct:1ms", 2)
     with pytest.raises(SystemExit):

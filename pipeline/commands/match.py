@@ -11,7 +11,8 @@ plays that game, else from the schema's defaults: the command works outside a ch
 Networks play AlphaZero search with the search params of `params.yaml`, over every seating where both
 sit at the table; `--second-params FILE` gives B, a network, the search settings of another file (a
 setting tuned by `sweep --play` against the one the network was trained with: Chen et al.'s yardstick);
-prints A's pairwise score against B (ties half) with a 95% confidence interval.
+prints A's pairwise score against B (ties half) with a 95% confidence interval, in a line a person
+reads, or with `--json` as one JSON object (scores to 4 decimals) for scripts.
 `--first-alone` seats A once and B in every other seat, over every seat order (Petosa & Balch's setting:
 one AlphaZero against two UCT players in Tic-Tac-Mo), and also counts A's wins (first place alone),
 ties (first place shared) and losses, and `ahead_of_half`: the games where A's own score is above zero,
@@ -95,6 +96,7 @@ def main(argv):
         help="params file of B's search settings, where B is a network (default: A's, as --params says)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the match's games (default 0)")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of the line a person reads")
     parser.add_argument(
         "--first-alone", action="store_true", help="A in one seat, B in all others (Petosa & Balch's test)"
     )
@@ -173,13 +175,30 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
         [args.seed, 4],
         1 if timed else params.selfplay.parallel_games,
         Workers.from_params(params),
-        progress=f"match on {game.name}",  # a bar on stderr, as the stages show theirs; stdout keeps one JSON line
+        progress=f"match on {game.name}",  # a bar on stderr, as the stages show theirs; stdout keeps one line
     )
     summary = {"game": game.name, "first": args.first, "second": args.second}
     summary |= score_interval(result.records, "first", "second")
     if args.first_alone:
         summary.update(first_place_counts(result.records, "first"))
-    print(json.dumps(summary))
+    print(json.dumps(rounded(summary)) if args.json else score_line(summary))
+
+
+def rounded(summary: dict) -> dict:
+    """Scores to 4 decimals (the interval of 10^6 games is wider), and no interval (one game) as null:
+    JSON has no NaN."""
+    return {k: None if v != v else round(v, 4) if isinstance(v, float) else v for k, v in summary.items()}
+
+
+def score_line(summary: dict) -> str:
+    """The match in one line a person reads: A's pairwise score, its interval, and A's places alone."""
+    low, high = summary["ci95_low"], summary["ci95_high"]
+    interval = "one game: no interval" if low != low else f"95% interval {low:.3f}-{high:.3f}"
+    line = (f"{summary['first']} against {summary['second']} on {summary['game']}: pairwise score "
+            f"{summary['score']:.3f} ({interval}) over {summary['games']:,} games")  # fmt: skip
+    if "wins" in summary:
+        line += f"; alone at the table: wins {summary['wins']}, ties {summary['ties']}, losses {summary['losses']}"
+    return line
 
 
 def second_search(path: str, game: Game) -> Params:

@@ -248,16 +248,29 @@ def schedule(results) -> pd.DataFrame:
     """Every report of every member, in order: generation, fitness, panel scores, settings, copies. Read
     from each member's `result.json`, which Ray Tune appends to across restarts (its progress table
     starts again from a restored checkpoint and loses the reports after it)."""
-    reports = []
-    for result in results:
-        path = Path(result.path) / "result.json"
-        if path.exists():
-            reports += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    reports = [{k: v for k, v in report.items() if k != "config"} for report in reports if "member" in report]
+    reports = member_reports(Path(result.path) / "result.json" for result in results)
     if not reports:
         return pd.DataFrame()
     rows = pd.DataFrame(reports)
     return rows.sort_values(["member", "timestamp"], kind="stable").reset_index(drop=True)
+
+
+def member_reports(paths) -> list[dict]:
+    """The reports in the members' `result.json` files at `paths` (those that exist), less their config."""
+    reports = []
+    for path in paths:
+        if path.exists():
+            reports += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [{k: v for k, v in report.items() if k != "config"} for report in reports if "member" in report]
+
+
+def reported_generations(folder: Path) -> dict[int, int]:
+    """Each member's latest generation reported in `folder`: where a resumed population's bar starts."""
+    latest: dict[int, int] = {}
+    for report in member_reports(folder.glob("*/result.json")):
+        member = int(report["member"])
+        latest[member] = max(latest.get(member, 0), int(report["generation"]))
+    return latest
 
 
 def identity(base: Params) -> dict:
@@ -394,10 +407,12 @@ def run_population(base: Params, folder: Path) -> tune.ResultGrid:
     parent = sweep_parent_run(base, base.population_study(), uid, base.sweep.population.model_dump())
     connect(base.backend.ray_address)
     population = base.sweep.population
-    bar = progress_bar(total=population.members * population.generations, desc="population generations")
+    seen = reported_generations(folder)
+    total = population.members * population.generations
+    bar = progress_bar(total=total, initial=sum(seen.values()), desc="population generations")
     try:
         set_run_status(base, parent, "RUNNING")
-        Progress.driver = Driver(base, parent, uid, bar)
+        Progress.driver = Driver(base, parent, uid, bar, seen=seen)
         results = tuner(base, folder, [Progress()]).fit()
         Progress.driver.log_missing(schedule(results))
     finally:
