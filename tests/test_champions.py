@@ -274,6 +274,19 @@ def test_a_network_searches_with_the_params_it_was_trained_with_unless_told_othe
     assert capsys.readouterr().err == f"{line} (from the tictacmo champion's card)\n"
 
 
+def test_shipped_means_the_cards_search_in_a_play_time_sweep_whatever_params_hold():
+    """`sweep --play tictacmo --params copy.yaml`: the `shipped` setting is how the champion plays (its
+    card's `play.search`), not the training search the params file holds; any other network's is its params'."""
+    from pipeline.commands.networks import card_search
+
+    copy = load_params(champions.params_path("tictacmo"))
+    card = champions.play_search("tictacmo")
+    assert card and copy.search.c_puct != card["c_puct"]
+    shipped = card_search(copy, "tictacmo").search
+    assert (shipped.c_puct, shipped.fpu_reduction) == (card["c_puct"], card["fpu_reduction"])
+    assert card_search(copy, "models/best/gen_3.ckpt") == copy
+
+
 def test_champions_prints_a_cards_whole_text_by_name(capsys):
     from pipeline.commands.champions import main
 

@@ -225,3 +225,23 @@ def test_openings_are_random_moves_every_seat_order_of_a_round_starts_from(tmp_p
     scores = table.play(play.shipped_values(params), "uct:8", [0, 1], 4, "openings")
     assert len(scores) == 4 and all(s in (0.0, 0.5, 1.0) for s in scores)
     assert play.Table(str(network(tmp_path)), load_params(play_params(tmp_path))).openings(8, [0, 1]) is None
+
+
+def test_the_docs_first_play_time_study_runs_as_written(tmp_path):
+    """examples/first-play-sweep.yaml, then its confirmation, as docs/tuning.md gives them, output to a
+    file: a report with its plots or a line for each left out, and no cursor moves from nested bars."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pipeline", "sweep", "--play", "tictacmo"]
+    command += ["--params", str(ROOT / "examples" / "first-play-sweep.yaml")]
+    for extra in ([], ["--confirm"]):
+        done = subprocess.run(command + extra, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b[" not in done.stderr and "[A" not in done.stderr
+    report = (tmp_path / "sweeps" / "first-play" / "report.md").read_text()
+    assert "## Recommended: " in report and "as its card says" in report
+    assert "![Score of each complete trial" in report
+    assert "importances.png" in report or "Importances and slices are left out" in report

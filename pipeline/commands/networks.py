@@ -66,6 +66,18 @@ def network_params(given: str | None, network: str | None, game: str) -> Params:
     return params
 
 
+def card_search(params: Params, network: str | None) -> Params:
+    """`params` with the search settings a shipped champion's card tuned for play (`play.search`) over
+    their own, where `network` names one: how the champion plays, and what `shipped` means in a play-time
+    sweep whatever `--params` holds; `params` as they are for any other network."""
+    name = champions.shipped_name(network) if network else None
+    tuned = champions.play_search(name) if name is not None else {}
+    if not tuned:
+        return params
+    where = f"{champions.card_path(name)}: play.search"
+    return parse_params({**params.model_dump(), "search": {**params.search.model_dump(), **tuned}}, where)
+
+
 def _network_params(given: str | None, network: str | None, game: str) -> tuple[Params, str]:
     if given:
         params = load_params(given)
@@ -74,12 +86,9 @@ def _network_params(given: str | None, network: str | None, game: str) -> tuple[
         return params, given
     name = champions.shipped_name(network) if network else None
     if name is not None and champions.params_path(name).is_file():
-        params = load_params(champions.params_path(name))
         tuned = champions.play_search(name)  # what a play-time sweep confirmed, on the card
-        search = {**params.search.model_dump(), **tuned}
-        where = f"{champions.card_path(name)}: play.search"
         source = f"the {name} champion's card" if tuned else f"the params that trained the {name} champion"
-        return parse_params({**params.model_dump(), "search": search}, where), source
+        return card_search(load_params(champions.params_path(name)), network), source
     local = Path("params.yaml")
     if local.is_file():
         params = load_params(local)

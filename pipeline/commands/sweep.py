@@ -185,7 +185,7 @@ def play_sweep(args) -> None:
     import optuna
 
     from pipeline import champions
-    from pipeline.commands.networks import local_game, network_params, trusted_game
+    from pipeline.commands.networks import card_search, local_game, network_params, trusted_game
     from pipeline.config import load_params
     from pipeline.games import make_game
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
@@ -199,7 +199,7 @@ def play_sweep(args) -> None:
     path = champions.resolve(args.play)
     load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
     game = trusted_game(checkpoint_game(path), load_params(args.params).game if args.params else local_game(), path)
-    params = network_params(args.params, args.play, game)
+    params = card_search(network_params(args.params, args.play, game), args.play)  # `shipped`: as its card says
     network = str(path)
     play.check_panel(params, make_game(game))
     check_space(params, params.sweep.play.space, "sweep.play.space", with_overrides)

@@ -21,6 +21,7 @@ def progress_bar(total: int | None = None, desc: str | None = None, disable: boo
     most, and its last state stays as the final line."""
     if interactive():
         return tqdm(total=total, desc=desc, disable=disable, **options)
+    options.pop("position", None)  # a line a bar: no nesting, whose cursor moves a log shows as `[A`
     options.update(leave=True, file=_Lines(sys.stderr), mininterval=LOG_SECONDS, ascii=True, ncols=100)
     return tqdm(total=total, desc=desc, disable=disable, **options)
 
@@ -38,7 +39,7 @@ class _Lines:
         self.stream = stream
 
     def write(self, text: str) -> None:
-        for part in text.replace("\r", "\n").split("\n"):
+        for part in text.replace("\x1b[A", "").replace("\r", "\n").split("\n"):
             if part.strip():
                 self.stream.write(part.strip() + "\n")
 

@@ -5,8 +5,9 @@ tuned player won 66.5% of its games against the untuned one.
 
 A trial is one setting of `sweep.play.space`. The network searches with it at `sweep.play.move_time`
 seconds a move (or `sweep.play.simulations`), alone against each member of `sweep.play.panel` in every
-other seat, over every seat order. `shipped` in the panel is the same network searching as its params
-say (Chen et al.'s yardstick). Every trial plays the same games: rung r against member k draws
+other seat, over every seat order. `shipped` in the panel is the same network searching as it plays
+untuned: as its params say, or a shipped champion as its card says whatever `--params` holds (Chen et
+al.'s yardstick). Every trial plays the same games: rung r against member k draws
 `seeds.play_sweep_games(seed, k, r)` (common random numbers), so trials differ by their setting, not by
 their deals. Trials grow under successive halving: `min_games` against each member, then `reduction_factor`
 times as many while they stay in the top 1/factor of the trials that got there. A trial's figure is its

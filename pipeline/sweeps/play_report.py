@@ -14,7 +14,7 @@ from pipeline.config import PLAY_SHIPPED, Params
 from pipeline.plumbing.atomic import atomic_path, write_text
 from pipeline.sweeps.play import CONFIRMED, figure, trial_scores
 from pipeline.sweeps.study import BASELINE, FINISHED
-from pipeline.sweeps.training_report import param_value, shown, write_plots
+from pipeline.sweeps.training_report import param_value, plot_lines, shown, write_plots
 
 
 def search_block(params: Params, values: dict) -> str:
@@ -98,7 +98,8 @@ def write_report(study: optuna.Study, params: Params, network: str, out: Path) -
         f"# Play-time sweep `{study.study_name}`: how {network} searches ({params.game})",
         "",
         f"Each trial: the network searching with one setting at {budget_line(params)}, alone against each of "
-        f"{', '.join(play.panel)} ({PLAY_SHIPPED}: the same network with its params' search) in every other seat, "
+        f"{', '.join(play.panel)} ({PLAY_SHIPPED}: the same network searching as it plays, a shipped champion "
+        "as its card says) in every other seat, "
         f"every seat order, on the same games as every other trial; {', '.join(map(str, play.rungs()))} games "
         f"against each under successive halving (factor {play.reduction_factor}).",
         "",
@@ -128,9 +129,7 @@ def write_report(study: optuna.Study, params: Params, network: str, out: Path) -
                   + "```"]  # fmt: skip
     if confirmed:
         lines += confirmation_lines(confirmed)
-    lines += trial_lines(trials)
-    for name, caption in write_plots(study, out, "score", "rung of games", ()):
-        lines += ["", f"![{caption}]({name})", "", f"*{caption}.*"]
+    lines += trial_lines(trials) + plot_lines(write_plots(study, out, "score", "rung of games", ()))
     path = out / "report.md"
     write_text(path, "\n".join(lines) + "\n")
     return path

@@ -124,7 +124,8 @@ def save_figure(axes, path: Path) -> None:
 def write_plots(
     study: optuna.Study, out: Path, figure: str = "strength", steps: str = "generation", slices=PAPER_PARAMS
 ) -> list[tuple[str, str]]:
-    """PNG files and captions; a plot that needs more finished trials than there are is left out.
+    """PNG files and captions; a plot that needs more finished trials than there are is left out, with a
+    caption and no file that says so.
     `figure` names what a trial scores, `steps` what its intermediate values count, `slices` the params
     sliced first (all tuned ones where none of them was)."""
     multi = len(study.directions) > 1
@@ -152,6 +153,9 @@ def write_plots(
         )
         sliced = [p for p in slices if p in tuned] or tuned
         add("slices.png", f"{name} against each parameter", lambda: plots.plot_slice(study, sliced, **target))
+    else:  # said, not silently dropped: the docs promise both plots
+        made.append(("", f"Importances and slices are left out: they need 2 complete trials, this study has "
+                         f"{len(complete)}"))  # fmt: skip
     if not multi and any(t.intermediate_values for t in study.trials):
         add(
             "intermediate.png",
@@ -165,6 +169,14 @@ def write_plots(
             lambda: plots.plot_pareto_front(study, target_names=[figure, "seconds"]),
         )
     return made
+
+
+def plot_lines(made: list[tuple[str, str]]) -> list[str]:
+    """The report's pictures with their captions; a plot left out as a line that says why."""
+    lines = []
+    for name, caption in made:
+        lines += ["", f"![{caption}]({name})", "", f"*{caption}.*"] if name else ["", f"{caption}."]
+    return lines
 
 
 def compute_lines(trials: list[optuna.trial.FrozenTrial]) -> list[str]:
@@ -268,9 +280,7 @@ def write_report(study: optuna.Study, params: Params, params_path: Path, out: Pa
             f"95% CI [{shown(versus['ci95_low'])}, {shown(versus['ci95_high'])}], "
             f"{versus['games']} games over every seating where both sit (0.5 = equal).",
         ]
-    lines += trial_lines(trials)
-    for name, caption in write_plots(study, out):
-        lines += ["", f"![{caption}]({name})", "", f"*{caption}.*"]
+    lines += trial_lines(trials) + plot_lines(write_plots(study, out))
     path = out / "report.md"
     write_text(path, "\n".join(lines) + "\n")
     return path
