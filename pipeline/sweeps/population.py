@@ -67,6 +67,7 @@ NETWORK = "network.ckpt"  # in a member's checkpoint folder: the project's check
 WINDOW = "window.npz"  # its replay window
 MEMBER = "member.json"  # its `MemberState`
 IDENTITY = "population.json"  # in the population's folder: the params it was started with and its MLflow id
+REPORTS = "reports.jsonl"  # in the population's folder: every member report a driver got, a line each
 SPACE_FIELD = "sweep.population.space"
 # Checkpoints kept a member: exploit copies a top member's latest, which may be one report old by the time
 # the copy is made (Ray Tune warns below 3).
@@ -244,14 +245,17 @@ def train_member(config: dict, base: Params) -> None:
         copied_from, restored = -1, metrics["weights"]
 
 
-def schedule(results) -> pd.DataFrame:
+def schedule(results, folder: Path) -> pd.DataFrame:
     """Every report of every member, in order: generation, fitness, panel scores, settings, copies. Read
     from each member's `result.json`, which Ray Tune appends to across restarts (its progress table
-    starts again from a restored checkpoint and loses the reports after it)."""
-    reports = member_reports(Path(result.path) / "result.json" for result in results)
+    starts again from a restored checkpoint and loses the reports after it), and from the reports the
+    drivers kept (`REPORTS` in `folder`: result.json lost the last report of a member that finished as
+    the population ended)."""
+    paths = [Path(result.path) / "result.json" for result in results] + [folder / REPORTS]
+    reports = member_reports(paths)
     if not reports:
         return pd.DataFrame()
-    rows = pd.DataFrame(reports)
+    rows = pd.DataFrame(reports).drop_duplicates(["member", "generation", "timestamp"])
     return rows.sort_values(["member", "timestamp"], kind="stable").reset_index(drop=True)
 
 
@@ -260,17 +264,30 @@ def member_reports(paths) -> list[dict]:
     reports = []
     for path in paths:
         if path.exists():
-            reports += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            reports += [_parsed(line) for line in path.read_text().splitlines() if line.strip()]
     return [{k: v for k, v in report.items() if k != "config"} for report in reports if "member" in report]
+
+
+def _parsed(line: str) -> dict:
+    """A report line; {} for the last line of a driver killed as it wrote it."""
+    try:
+        return json.loads(line)
+    except ValueError:
+        return {}
 
 
 def reported_generations(folder: Path) -> dict[int, int]:
     """Each member's latest generation reported in `folder`: where a resumed population's bar starts."""
     latest: dict[int, int] = {}
-    for report in member_reports(folder.glob("*/result.json")):
+    for report in member_reports([*folder.glob("*/result.json"), folder / REPORTS]):
         member = int(report["member"])
         latest[member] = max(latest.get(member, 0), int(report["generation"]))
     return latest
+
+
+def _plain(value):
+    """A number Ray Tune reports as a numpy scalar, as JSON's; anything else as its text."""
+    return value.item() if hasattr(value, "item") else str(value)
 
 
 def identity(base: Params) -> dict:
@@ -344,8 +361,15 @@ class Driver:
     parent_run: str
     uid: str
     bar: object
+    folder: Path
     runs: dict = field(default_factory=dict)  # member -> its MLflow run
     seen: dict = field(default_factory=dict)  # member -> latest generation reported
+
+    def keep(self, report) -> None:
+        """The report as the driver got it, a line of `REPORTS` in the population's folder."""
+        line = json.dumps({k: v for k, v in report.items() if k != "config"}, default=_plain)
+        with (self.folder / REPORTS).open("a") as handle:
+            handle.write(line + "\n")
 
     def log(self, report) -> None:
         """One member report in its MLflow run, at its generation."""
@@ -388,6 +412,7 @@ class Progress(tune.Callback):
         driver.bar.update(max(0, generation - driver.seen.get(member, 0)))
         driver.seen[member] = generation
         driver.bar.set_postfix_str(f"member {member} gen {generation}: {result['fitness']:.3f}")
+        driver.keep(result)
         driver.log(result)
 
     def on_trial_complete(self, iteration, trials, trial, **info):
@@ -412,9 +437,9 @@ def run_population(base: Params, folder: Path) -> tune.ResultGrid:
     bar = progress_bar(total=total, initial=sum(seen.values()), desc="population generations")
     try:
         set_run_status(base, parent, "RUNNING")
-        Progress.driver = Driver(base, parent, uid, bar, seen=seen)
+        Progress.driver = Driver(base, parent, uid, bar, folder, seen=seen)
         results = tuner(base, folder, [Progress()]).fit()
-        Progress.driver.log_missing(schedule(results))
+        Progress.driver.log_missing(schedule(results, folder))
     finally:
         bar.close()
     set_run_status(base, parent, "FAILED" if results.errors else "FINISHED")

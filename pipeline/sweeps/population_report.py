@@ -17,7 +17,7 @@ import pandas as pd  # noqa: E402
 
 from pipeline.config import Params  # noqa: E402
 from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
-from pipeline.sweeps.population import NETWORK, schedule  # noqa: E402
+from pipeline.sweeps.population import NETWORK, member_reports, schedule  # noqa: E402
 from pipeline.sweeps.study import is_integer  # noqa: E402
 from pipeline.sweeps.training_report import implied_values, save_figure, shown, write_best_params  # noqa: E402
 
@@ -27,8 +27,8 @@ SCHEDULE = "schedule.csv"
 
 
 def member_of(result) -> int | None:
-    rows = schedule([result])
-    return None if rows.empty else int(rows["member"].iloc[-1])
+    rows = member_reports([Path(result.path) / "result.json"])
+    return int(rows[-1]["member"]) if rows else None
 
 
 def ranking(rows: pd.DataFrame) -> pd.DataFrame:
@@ -84,7 +84,7 @@ def write_report(results, params: Params, params_path: Path, folder: Path, out: 
     out.mkdir(parents=True, exist_ok=True)
     population = params.sweep.population
     space = list(population.space)
-    rows = schedule(results)
+    rows = schedule(results, folder)
     lines = [
         f"# Population `{params.population_study()}` on {params.game}",
         "",
