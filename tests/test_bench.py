@@ -30,7 +30,7 @@ def test_each_figure_is_one_row():
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 10 + 3 * 17 + 4  # Kingdomino's 4 more: with greedy playouts
+    assert len(names) == len(set(names)) == 10 + 3 * 18 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
     for runtime in ("", "torch_"):  # each runtime's network, at the batch and at 1, and its self-play
         for figure in ("network_positions_per_s", "network_positions_per_s_batch1", "network_gflop_per_s"):
@@ -47,6 +47,21 @@ def test_each_figure_is_one_row():
     rates.update({name: figures[name] for name in top})
     assert all(math.isfinite(value) and value > 0 for value in rates.values()), rates
     assert math.isfinite(figures["lightning_overhead"])  # a share of the bare loop's time; noise may make it < 0
+    assert all(0 < figures[game]["network_share"] < 1 for game in games)
+
+
+def test_phases_split_one_process_self_play_time_and_the_command_prints_a_table_a_game(capsys):
+    """Where a simulation's time goes: each phase a share of the whole, the network's and the rules'
+    above nothing; `bench --phases` a markdown table per game."""
+    from pipeline.jobs.phases import PHASES, phase_seconds
+
+    seconds = phase_seconds("tictacmo", throughput.bench_network("tictacmo")[1], 2)
+    assert set(seconds) == {*PHASES, "total"} and all(value >= 0 for value in seconds.values())
+    assert math.isclose(sum(seconds[phase] for phase in PHASES), seconds["total"], rel_tol=1e-6)
+    assert seconds["network"] > 0 and seconds["rules"] > 0 and seconds["tree walks"] > 0
+    bench.main(["--phases", "--games", "tictactoe", "--batch", "4"])
+    table = capsys.readouterr().out
+    assert table.startswith("tictactoe: ") and "| network | " in table and "| glue | " in table
 
 
 def test_a_batch_below_one_is_one_error_line(capsys):

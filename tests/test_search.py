@@ -1,6 +1,7 @@
 """Search behaviour: tactics in real games, the max^n value-vector backup on a hand-made tree, and the
 batched engine reproducing a simple reference search visit for visit."""
 
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -308,3 +309,29 @@ def test_gumbel_root_refuses_parallel_leaves_in_one_line_naming_the_field():
     with pytest.raises(ConfigError) as error:
         parse_params({**params, "generations": [{"gen": 1, "prev": 0}]})
     assert "search: parallel_leaves" in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.fixture
+def nim_on_path(tmp_path, monkeypatch):
+    """The guide's Nim (docs/adding-a-game.md), a plugin in a folder of the user's on Python's path."""
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "adding-a-game.md").read_text()
+    nim = next(block for block in guide.split("```python")[1:] if "class Nim:" in block).split("```")[0]
+    (tmp_path / "nim.py").write_text(nim)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+@pytest.mark.parametrize("kind", SEARCHES)
+@pytest.mark.parametrize("spec", ["tictactoe", "pig(players=2,goal=20)", "pig(players=3,goal=12)", "nim:Nim(rows=3)"])
+def test_the_other_games_and_a_plugin_match_the_reference_search(nim_on_path, spec, kind):
+    """The games the test above leaves out, Pig's dice and a user's game checked at every call
+    (`games/guard.py`) included: the same draws from the same seed, identical visit counts."""
+    game = make_game(spec)
+    state = game.initial_state(np.random.default_rng(3))
+    simulations = 300
+    evaluator, config = SEARCHES[kind](game)
+    reference = reference_search(game, evaluator, state, simulations, config, np.random.default_rng(7))
+    evaluator, config = SEARCHES[kind](game)
+    forest = Forest(game, 2 * simulations + 2)
+    slot = forest.new_tree(state, np.random.default_rng(7))
+    BatchedSearch(game, evaluator, config).run(forest, [slot], simulations)
+    assert forest.root_visits(slot).tolist() == reference.tolist()

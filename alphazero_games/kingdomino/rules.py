@@ -399,6 +399,10 @@ class KingdominoGame:
             raise IllegalMove(f"{shown} is not legal here")
         return self._apply(state, action, rng)
 
+    def step_legal(self, state: KingdominoState, action: int, rng=None) -> tuple[KingdominoState, tuple | None]:
+        """`step` without its check, for search's actions from a legal mask (`base.py`'s `StepsLegalMoves`)."""
+        return self._apply(state, action, rng)
+
     def _apply(self, state: KingdominoState, action: int, rng) -> tuple[KingdominoState, tuple[int, ...] | None]:
         mover, ply = state.order[state.king], state.ply + 1
         if state.placing:

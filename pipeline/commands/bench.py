@@ -42,6 +42,19 @@ def _table(figures: dict) -> str:
     return "\n".join(f"{a:<{width}}  {b:>14}" for a, b in rows)
 
 
+def _phase_tables(games, batch: int, networks: str) -> str:
+    """A markdown table per game: each phase's share of a simulation's time, one process (`phases.py`)."""
+    from pipeline.jobs.phases import PHASES, phase_seconds
+    from pipeline.jobs.throughput import bench_network
+
+    lines = []
+    for name in games:
+        seconds = phase_seconds(name, bench_network(name, networks)[1], batch)
+        lines += [f"{name}: {seconds['total']:.2f} s, {batch} games at once", "", "| phase | share |", "| --- | --- |"]
+        lines += [f"| {phase} | {seconds[phase] / seconds['total']:.1%} |" for phase in PHASES] + [""]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = command_parser("bench", __doc__)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -70,6 +83,9 @@ def main(argv: list[str] | None = None) -> None:
         " their bench (games/base.py's SizesItsBench)",
     )
     parser.add_argument("--load", action="store_true", help="also measure beside one busy process (*_under_load)")
+    parser.add_argument(
+        "--phases", action="store_true", help="where one process's self-play time goes, phase by phase, per game"
+    )
     args = parser.parse_args(argv)
     if problem := (
         out_of_range(1, MAX_SIDE_BY_SIDE, {"--batch": args.batch})
@@ -88,12 +104,16 @@ def main(argv: list[str] | None = None) -> None:
         FULL,
         QUICK,
         busy_process,
+        default_games,
         run,
         with_load_figures,
     )
     from pipeline.plumbing.threads import use_threads
 
     use_threads(args.threads)
+    if args.phases:
+        print(_phase_tables(games or default_games(), args.batch // 2, args.networks))
+        return
     budgets = {
         **(QUICK if args.quick else FULL),
         "backend": args.backend,

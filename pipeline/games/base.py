@@ -80,6 +80,15 @@ class BoundsItsLength(Protocol):
 
 
 @runtime_checkable
+class StepsLegalMoves(Protocol):
+    """A game whose `step` checks the action's legality at a cost search need not pay (Kingdomino's
+    check computes the whole legal mask again): search steps only with actions of a legal mask it
+    holds, through `step_legal`, which moves as `step` does without the check."""
+
+    def step_legal(self, state: Any, action: int, rng: Any = None) -> tuple[Any, Any]: ...
+
+
+@runtime_checkable
 class PlaysGreedy(Protocol):
     """A game with a player-greedy policy (Kingdomino's: the anchor's greedy player), which greedy
     playouts at the leaves and `mce` play out with."""

@@ -27,6 +27,9 @@ class Guarded:
     def step(self, state, action, rng=None):
         return call(quoted(self.name), "step", super().step, state, action, rng)
 
+    def _step_legal(self, state, action, rng=None):  # `step_legal`, where the game offers it
+        return call(quoted(self.name), "step_legal", super().step_legal, state, action, rng)
+
     def is_terminal(self, state):
         return call(quoted(self.name), "is_terminal", super().is_terminal, state)
 
@@ -81,4 +84,5 @@ def guard(game):
 
 @cache
 def _guarded_class(cls: type) -> type:
-    return type(cls.__name__, (Guarded, cls), {"__module__": cls.__module__})
+    offered = {"step_legal": Guarded._step_legal} if hasattr(cls, "step_legal") else {}  # only where it is
+    return type(cls.__name__, (Guarded, cls), {"__module__": cls.__module__, **offered})

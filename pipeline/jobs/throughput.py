@@ -182,7 +182,7 @@ def greedy_playouts_per_s(game, seconds: float, batch: int = 64) -> float:
     return played / (time.perf_counter() - started)
 
 
-def _selfplay_params(
+def selfplay_params(
     game_name: str,
     games: int,
     batch: int,
@@ -209,9 +209,9 @@ def _selfplay_params(
 
 
 def selfplay_figures(game_name: str, model, games: int, batch: int, workers: int = 0, **where) -> dict:
-    """Self-play as a stage plays it; `where` as `_selfplay_params` takes it."""
+    """Self-play as a stage plays it; `where` as `selfplay_params` takes it."""
     game = make_game(game_name)
-    result = run_selfplay(game, model, _selfplay_params(game_name, games, batch, workers, **where), 1, progress=False)
+    result = run_selfplay(game, model, selfplay_params(game_name, games, batch, workers, **where), 1, progress=False)
     # games/min as a stage sees it (workers' start-up included); simulations/s while games run
     speed = {"games_per_min": 60 * result.games / result.seconds, "sims_per_s": result.metrics["simulations_per_s"]}
     return speed | {name: value for name, value in result.served.items() if name.startswith("server_")}
@@ -226,12 +226,37 @@ class FreeNetwork(UniformEvaluator):
         return super().evaluate(states)
 
 
+class _TimedNetwork:
+    """A network call, its copies included, timed without a profiler."""
+
+    def __init__(self, network):
+        self.network, self.seconds = network, 0.0
+
+    def __call__(self, planes):
+        started = time.perf_counter()
+        answer = self.network(planes)
+        self.seconds += time.perf_counter() - started
+        return answer
+
+
+def network_share(game_name: str, model, games: int) -> float:
+    """The share of one process's self-play time spent in the network call (its input and output copies
+    included), the rest being the tree, the rules, encoding and the Python between batches: how much an
+    accelerator could take off (`phases.py` splits the rest)."""
+    game = make_game(game_name)
+    agent = selfplay_player(model, selfplay_params(game_name, games, games)).build(game)
+    networks = agent.search.evaluator.evaluator  # CachingEvaluator over NetworkEvaluator (`agents/spec.py`)
+    networks.network = timed = _TimedNetwork(networks.network)
+    _, stats = play_games(game, [[agent] * game.num_players] * games, seed=0, parallel=games)
+    return timed.seconds / stats.seconds
+
+
 def search_ceiling_sims_per_s(game_name: str, model, games: int, batch: int) -> float:
     """One process's self-play simulations/s with a `FreeNetwork`: no accelerator, served or not, can
     take a core's search past it (Amdahl's law). Uniform priors grow broader trees than a network's,
     so it is an estimate of the search's own cost a simulation, not an exact bound."""
     game = make_game(game_name)
-    spec = selfplay_player(model, _selfplay_params(game_name, games, batch))
+    spec = selfplay_player(model, selfplay_params(game_name, games, batch))
     agent = SearchAgent(game, CachingEvaluator(FreeNetwork(game)), spec.search, spec.play, spec.name)
     _, stats = play_games(game, [[agent] * game.num_players] * games, seed=0, parallel=batch)
     return agent.simulations / stats.seconds
@@ -358,6 +383,7 @@ def run(
             "one_process_search_sims_per_s": alone["sims_per_s"],
             "one_process_search_ceiling_sims_per_s": ceiling,
             "ceiling_to_one_process": ceiling / alone["sims_per_s"],
+            "network_share": network_share(name, model, half),
             **{key: value for key, value in play.items() if key.startswith("server_")},
         }
         if offers(game, PlaysGreedy):  # searched with greedy playouts at the leaves too

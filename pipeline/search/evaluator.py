@@ -69,8 +69,11 @@ class CachingEvaluator:
             logits, values = self.evaluator.evaluate(list(fresh))
             if len(self.cache) + len(fresh) > self.size:
                 self.cache.clear()
+            logits.flags.writeable = values.flags.writeable = False  # the cache holds views of their rows
             for state, logit, value in zip(fresh, logits, values):
                 self.cache[state] = (logit, value)
+            if len(fresh) == len(states):  # every state new and distinct: the answer as it came
+                return logits, values
             answers = [(logits[row], values[row]) if row >= 0 else a for a, row in zip(answers, rows)]
         self.hits += len(states) - len(fresh)
         return np.array([answer[0] for answer in answers]), np.array([answer[1] for answer in answers])

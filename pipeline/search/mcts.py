@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field
 
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
-from pipeline.games.base import to_absolute
+from pipeline.games.base import StepsLegalMoves, offers, to_absolute
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.plumbing.clip import quoted
@@ -61,6 +61,8 @@ class BatchedSearch:
         self.game = game
         self.evaluator = evaluator
         self.config = config
+        # the walk takes actions of the legal masks the forest holds: no legality check a step
+        self._step = game.step_legal if offers(game, StepsLegalMoves) else game.step
 
     def _evaluate(self, forest: Forest, nodes: list[int]) -> np.ndarray:
         """Expand `nodes` with one evaluator call; return their values in absolute seats, with greedy
@@ -138,13 +140,17 @@ class BatchedSearch:
                     self.config.c_uct, ucb1, self.config.fpu_reduction, virtual_loss,
                     path_nodes, path_actions, path_lengths, parents, actions, leaves,
                 )  # fmt: skip
-                for i in np.flatnonzero(active):
-                    leaf = self._reach(forest, int(rows[i]), int(parents[i]), int(actions[i]), int(leaves[i]))
-                    if forest.status[leaf] == EXPANDED:  # a chance outcome searched before: walk on
+                live = np.flatnonzero(active)  # as Python ints at once: numpy's scalars cost a call each
+                walks = (live, rows[live], parents[live], actions[live], leaves[live])
+                for i, row, parent, action, leaf in zip(*(column.tolist() for column in walks)):
+                    if leaf < 0:
+                        leaf = self._reach(forest, row, parent, action)
+                    status = forest.status[leaf]
+                    if status == EXPANDED:  # a chance outcome searched before: walk on
                         starts[i] = leaf
                         continue
                     active[i] = False
-                    if forest.status[leaf] == TERMINAL:
+                    if status == TERMINAL:
                         values[i] = forest.terminal_values[leaf]
                     else:
                         pending.append(leaf)
@@ -158,15 +164,14 @@ class BatchedSearch:
                 virtual_loss,
             )  # fmt: skip
 
-    def _reach(self, forest: Forest, slot: int, parent: int, action: int, leaf: int) -> int:
-        """The node the walk stopped at, creating it (and drawing a chance outcome) where needed; an
-        edge another walker of the tree created in this step is followed, not created again."""
-        if leaf >= 0:
-            return leaf
+    def _reach(self, forest: Forest, slot: int, parent: int, action: int) -> int:
+        """The node a walk that stopped at a missing child or a chance node reaches, creating it (and
+        drawing a chance outcome) where needed; an edge another walker of the tree created in this step
+        is followed, not created again."""
         child = int(forest.children[parent, action])
         if child >= 0 and forest.status[child] != CHANCE:
             return child
-        state, key = self.game.step(forest.states[parent], action, forest.rngs[slot])
+        state, key = self._step(forest.states[parent], action, forest.rngs[slot])
         if key is None:  # a deterministic move seen for the first time
             child = forest.add_node(slot, state)
             forest.children[parent, action] = child
