@@ -157,3 +157,13 @@ def test_match_through_search_of_a_game_with_a_late_fault_exits_with_one_line(ru
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith("error: game 'endless:LateStep': step raised KeyError"), errors
+
+
+def test_uct_rollouts_of_a_game_that_never_ends_stop_at_its_cap_in_one_line(rules):
+    """The game's own random_playout loops until the end that never comes: its moves, counted through
+    the guarded `step`, stop at the cap (UCT's rollouts of the issue's `match random uct:5`)."""
+    from pipeline.agents.search_agent import uct_agent
+
+    game = make_game("endless:NeverEnds")
+    with pytest.raises(GameFault, match=rf"^game 'endless:NeverEnds': random_playout: no end after {MAX_PLIES:,}"):
+        play_games(game, [[RandomAgent(game, "a"), uct_agent(game, 5, seed=0, name="b")]], seed=0)

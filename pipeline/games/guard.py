@@ -14,8 +14,9 @@ from functools import cache
 
 import numpy as np
 
-from pipeline.games.contract import call, check_mask, check_mover, check_planes, check_scores
+from pipeline.games.contract import call, check_mask, check_mover, check_planes, check_scores, ply_cap
 from pipeline.plumbing.clip import quoted
+from pipeline.plumbing.failures import GameFault
 
 
 class Guarded:
@@ -25,6 +26,13 @@ class Guarded:
         return call(quoted(self.name), "initial_state", super().initial_state, rng)
 
     def step(self, state, action, rng=None):
+        if (playout := self.__dict__.get("_playout")) is not None:  # a move of the game's own random_playout
+            playout[0] += 1
+            if playout[0] > playout[1]:
+                raise GameFault(
+                    f"game {quoted(self.name)}: random_playout: no end after {playout[1]:,} moves (expected a "
+                    "game to end within its cap; a longer game declares max_plies)"
+                )
         return call(quoted(self.name), "step", super().step, state, action, rng)
 
     def _step_legal(self, state, action, rng=None):  # `step_legal`, where the game offers it
@@ -58,7 +66,13 @@ class Guarded:
         return call(quoted(self.name), "legal_actions", super().legal_actions, state)
 
     def random_playout(self, state, rng):
-        scores = call(quoted(self.name), "random_playout", super().random_playout, state, rng)
+        """The game's own playout, its moves counted through `step`: one that never ends (UCT's rollouts
+        of a game whose end never comes) stops at the game's cap instead of running for ever."""
+        self._playout = [0, ply_cap(self)]
+        try:
+            scores = call(quoted(self.name), "random_playout", super().random_playout, state, rng)
+        finally:
+            self._playout = None
         check_scores(quoted(self.name), scores, self.num_players)
         return scores
 
