@@ -51,6 +51,7 @@ def with_(**changes):
         (with_(search={"greedy_playouts": 0}), "search.greedy_playouts: .*greater than or equal to 1"),
         (with_(network={"blocks": 10**8}), "network.blocks: .*less than or equal to 100"),
         (with_(network={"channels": 10**9}), "network.channels: .*less than or equal to 1024"),
+        (with_(search={"parallel_leaves": 2 * 10**9}), "search.parallel_leaves: .*less than or equal to 1024"),
         (
             with_(network={"blocks": 100, "channels": 1024}),
             r"network: blocks 100 x channels 1024: 1,940,403,200 parameters, 29 GiB to train .*expected at most",

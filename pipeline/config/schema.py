@@ -44,6 +44,7 @@ MAX_SIMULATIONS = 1_000_000
 MAX_GAMES = 10_000_000
 MAX_SIDE_BY_SIDE = 65_536
 MAX_TREE_NODES = 2**27
+MAX_PARALLEL_LEAVES = 1024  # walkers a tree: each keeps a path of the move's depth (2 x 10^9 took 22 GB)
 MAX_SEED = 2**63 - 1  # torch's manual_seed and numpy's generators take it
 MAX_WORKERS = 4096  # processes or Ray tasks at once
 MAX_MOVE_SECONDS = 3600.0  # a move searched by time: an hour; `inf` would never end the move
@@ -135,7 +136,10 @@ class SearchSettings(Section):
         repr=False,  # in a match's identity only when set (evaluation's spec_identity): older runs keep their games
     )
     parallel_leaves: Int = Field(
-        1, ge=1, description="walkers a tree sends per evaluator call, under a virtual loss; 1 = one leaf at a time"
+        1,
+        ge=1,
+        le=MAX_PARALLEL_LEAVES,
+        description="walkers a tree sends per evaluator call, under a virtual loss; 1 = one leaf at a time",
     )
 
     @model_validator(mode="after")
