@@ -245,3 +245,5 @@ def test_the_docs_first_play_time_study_runs_as_written(tmp_path):
     assert "## Recommended: " in report and "as its card says" in report
     assert "![Score of each complete trial" in report
     assert "importances.png" in report or "Importances and slices are left out" in report
+    study = optuna.load_study(study_name="first-play", storage=f"sqlite:///{tmp_path / 'sweep.db'}")
+    assert study.metric_names == ["score"]  # optuna-dashboard's label, not "Objective 0"

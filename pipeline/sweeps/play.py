@@ -44,7 +44,7 @@ from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.plumbing.owners import current as current_owner
 from pipeline.sweeps.confirmation import open_confirmation
 from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
-from pipeline.sweeps.study import BASELINE, STUDY_UID, param_value, suggest, with_overrides
+from pipeline.sweeps.study import BASELINE, STUDY_UID, name_metrics, param_value, suggest, with_overrides
 
 SCORES = "scores "  # user attr prefix: a trial's per-game pairwise scores against one opponent, in game order
 SETTING = "setting"  # confirmation unit: "shipped" or "trial N"
@@ -157,6 +157,7 @@ def open_play_study(params: Params, storage, network: str, worker: int = 0) -> o
         direction="maximize",
         pruner=pruner,
     )
+    name_metrics(study, ["score"])
     # Seeded per worker and per restart, as the training sweep's: a resumed worker draws new settings.
     entropy = seeds.sweep_sampler(params.seed, worker, len(study.trials))
     study.sampler = optuna.samplers.TPESampler(seed=int(np.random.SeedSequence(entropy).generate_state(1)[0]))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import tempfile
 import uuid
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,7 @@ def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
         directions=["maximize", "minimize"] if multi else ["maximize"],
         pruner=pruner,
     )
+    name_metrics(study, ["strength", "seconds"] if multi else ["strength"])
     # Seeded per worker and per restart: a resumed worker must not replay its first random samples.
     seed = np.random.SeedSequence(seeds.sweep_sampler(params.seed, worker, len(study.trials))).generate_state(1)[0]
     study.sampler = optuna.samplers.TPESampler(seed=int(seed))
@@ -293,3 +295,11 @@ def versus_baseline(study: optuna.Study, params: Params, games_per_seating: int)
     )
     figures = score_interval(result.records, "tuned", "baseline")
     return {**figures, "tuned_trial": best_trial(study).number, "baseline_trial": baseline.number}
+
+
+def name_metrics(study: optuna.Study, names: list[str]) -> None:
+    """What optuna-dashboard and Optuna's plots call each objective (else "Objective 0"); set once a study."""
+    if study.metric_names != names:
+        with warnings.catch_warnings():  # experimental since Optuna 3.2, stable in use
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            study.set_metric_names(names)
