@@ -19,7 +19,9 @@ def main(argv):
         evaluation = run_evaluation(game, networks, params, paths.MATCHES, progress=True)
         write_json(paths.EVALUATION, evaluation.to_json())
         for name, value, step in evaluation.tracked():
-            run.log_metrics({name: value}, step=step)
+            if step is not None:  # a curve over generations; the one-time figures as a table below
+                run.log_metrics({name: value}, step=step)
+        run.log_figures(evaluation.one_time_figures())
 
 
 if __name__ == "__main__":

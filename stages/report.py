@@ -43,9 +43,10 @@ def main(argv):
         for g, stage_figures in enumerate(files, start=1)
         for name, value in stage_metrics(stage, stage_figures).items()
     ]
-    history += [(name, value, final if step is None else step) for name, value, step in evaluation.tracked()]
+    history += [(name, value, step) for name, value, step in evaluation.tracked() if step is not None]
     with stage_run(params, "report", final) as run:
         run.log_history(history)
+        run.log_figures(evaluation.one_time_figures(), on_parent=True)
         for path in written:
             run.log_artifact(path, "report", on_parent=True)
         run.log_artifact(paths.best(summary["champion_gen"]), "champion", on_parent=True)

@@ -178,6 +178,8 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
         assert {"report/report.md", "report/report.html"} <= {
             a.path for a in client.list_artifacts(parent.info.run_id, "report")
         }
+        assert "figures.json" in {a.path for a in client.list_artifacts(parent.info.run_id)}  # fig. 3's table
+        assert not [name for name in parent.data.metrics if name.startswith("fig3")], "no chart of one dot"
     history = {m.step: m.value for m in client.get_metric_history(fig3.info.run_id, "gate_score")}
     assert history == {m.step: m.value for m in client.get_metric_history(longer.info.run_id, "gate_score")}, (
         "the generations DVC reused are copied from the run that made them"

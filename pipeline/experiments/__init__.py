@@ -48,6 +48,10 @@ class Evaluation:
     def tracked(self) -> list[tuple[str, float, int | None]]:
         return [metric for result in self.results for metric in result.tracked()]
 
+    def one_time_figures(self) -> dict[str, float]:
+        """The figures measured once, at the last generation (no step): MLflow's table, not metrics."""
+        return {name: value for name, value, step in self.tracked() if step is None}
+
     def headline(self) -> dict[str, float]:
         return {name: value for result in self.results for name, value in result.headline().items()}
 

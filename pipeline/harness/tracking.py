@@ -34,6 +34,7 @@ CHAMPION_ALIAS = "champion"
 GAME_TAG = "game"  # a registered version's tag: the game its network plays
 OWNER = "owner"  # tag of a child run: its process (pipeline.plumbing.owners), to tell a killed stage's run
 SETTING = "setting"  # tag of a pipeline's parent run: the hash of its setting (`setting_key`)
+FIGURES_TABLE = "figures.json"  # a run's one-time figures, a table (`StageRun.log_figures`)
 DVC_EXPERIMENT = "dvc_experiment"  # tag: the DVC experiment that ran the setting (`dvc exp run -n NAME`)
 GIT_COMMIT = "mlflow.source.git.commit"  # MLflow's own tag, shown in its UI: the code's commit
 DVC_EXPERIMENT_COMMIT = "dvc_experiment_commit"  # tag: the experiment's own commit, recorded by `compare`
@@ -407,6 +408,14 @@ class StageRun:
             self.client.set_tag(self.run_id, key, value)
         self.client.set_terminated(self.run_id, status)
         self.ended = True
+
+    def log_figures(self, figures: dict[str, float], on_parent: bool = False) -> None:
+        """One-time figures (fig. 3's differences at the last generation) as one table, `figures.json`,
+        which MLflow's artifact view shows as a table: as metrics they were a chart of one dot each,
+        sorted before the curves that change per generation."""
+        if figures:
+            data = {"figure": list(figures), "value": [float(v) for v in figures.values()]}
+            self.client.log_table(self.parent_id if on_parent else self.run_id, data, FIGURES_TABLE)
 
     def log_artifact(self, path: Path | str, artifact_path: str | None = None, on_parent: bool = False) -> None:
         self.client.log_artifact(self.parent_id if on_parent else self.run_id, str(path), artifact_path)
