@@ -52,6 +52,7 @@ def with_(**changes):
         (with_(network={"blocks": 10**8}), "network.blocks: .*less than or equal to 100"),
         (with_(network={"channels": 10**9}), "network.channels: .*less than or equal to 1024"),
         (with_(search={"parallel_leaves": 2 * 10**9}), "search.parallel_leaves: .*less than or equal to 1024"),
+        (with_(sweep={"play": {"panel": ["shipped", "shipped"]}}), "sweep.play.panel: shipped given twice"),
         (
             with_(network={"blocks": 100, "channels": 1024}),
             r"network: blocks 100 x channels 1024: 1,940,403,200 parameters, 29 GiB to train .*expected at most",

@@ -14,6 +14,7 @@ from importlib.metadata import entry_points
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -63,6 +64,16 @@ Device = Literal["auto", "cpu", "cuda"]  # where networks train and infer: the p
 Simulations = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIMULATIONS)]
 Games = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_GAMES)]
 SideBySide = Annotated[int, BeforeValidator(_not_bool), Field(le=MAX_SIDE_BY_SIDE)]
+
+
+def _each_once(members: list[str]) -> list[str]:
+    """A panel's members are players to measure against: one given twice was played once and reported twice."""
+    if twice := next((m for i, m in enumerate(members) if m in members[:i]), None):
+        raise ValueError(f"{twice} given twice; expected each member once")
+    return members
+
+
+Panel = Annotated[list[str], Field(min_length=1), AfterValidator(_each_once)]
 
 
 class Section(BaseModel):
@@ -394,7 +405,7 @@ class PlaySweepParams(Section):
     trials: Int = Field(24, ge=1, description="finished trials (complete or pruned) the study aims at")
     move_time: Float = Field(0.0, ge=0, le=MAX_MOVE_SECONDS, description="seconds a move; 0 = simulations a move")
     simulations: Simulations = Field(50, ge=1, description="the networks' budget a move (a cap under move_time)")
-    panel: list[str] = Field(default_factory=lambda: [PLAY_SHIPPED], min_length=1)
+    panel: Panel = Field(default_factory=lambda: [PLAY_SHIPPED])
     min_games: Games = Field(20, ge=1, description="games against each panel member before the pruner first looks")
     max_games: Games = Field(80, ge=1, description="games against each panel member of a trial played to the end")
     reduction_factor: Int = Field(2, ge=2, le=16, description="successive halving: rungs at min_games x this^k")
@@ -464,7 +475,7 @@ class PopulationParams(Section):
     members: Int = Field(4, ge=2, le=MAX_WORKERS, description="runs trained side by side")
     generations: Int = Field(12, ge=1, le=MAX_GENERATIONS, description="generations of every member")
     interval: Int = Field(2, ge=1, description="generations between measurements (and exploits)")
-    panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:200"], min_length=1)
+    panel: Panel = Field(default_factory=lambda: ["uct:25", "uct:200"])
     fitness: Literal["mean", "min"] = Field(
         "mean", description="of the panel's pairwise scores: mean, or min (the weakest match decides)"
     )
@@ -513,7 +524,7 @@ class SweepParams(Section):
         description="self-play simulations a generation of every trial spends, its games following its game "
         "length; null: the base params' games rescaled by simulations a move (equal only at equal game lengths)",
     )
-    panel: list[str] = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"], min_length=1)
+    panel: Panel = Field(default_factory=lambda: ["uct:25", "uct:100", "uct:400"])
     games_per_seating: Games = Field(4, ge=1, description="games per seat arrangement against each panel member")
     eval_simulations: Simulations = Field(
         50, ge=1, description="search budget of the trained network against the panel"
