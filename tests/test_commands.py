@@ -84,6 +84,7 @@ def test_a_reader_that_stops_early_gets_no_traceback():
             "x 14 seatings of kingdomino(players=4,size=5,middle=0,harmony=0,fit=1) is over 1,000,000 games",
         ),
         (["solve", "pig", "--goal", "99999999999"], "--goal: expected at most 200, got 99,999,999,999"),
+        (["sweep", "--report-only", "--out", "README.md"], "--out: README.md is a file; expected the report's folder"),
         (["bench", "--threads", "-1"], "--threads: expected an integer of at least 0, got -1"),
         (["connect4_benchmark", "connect4", "--simulations", "-1"], "--simulations: expected an integer of at least 0"),
         (["connect4_benchmark", "connect4", "--positions", "0"], "--positions: expected a positive integer, got 0"),

@@ -71,6 +71,8 @@ def main(argv):
     refuse_outside(0, MAX_GAMES, {"--versus-baseline": args.versus_baseline})
     if args.play and args.population:
         raise UsageError("--play and --population: one study at a time")
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():  # before any trial, not after all
+        raise UsageError(f"--out: {args.out} is a file; expected the report's folder")
     if args.play:
         return play_sweep(args)
     if args.population:
