@@ -53,6 +53,11 @@ class WrongPlanes(Four):
         return np.zeros((1, 2, 2), dtype=np.float32)
 
 
+class NanPlanes(Four):
+    def encode(self, state):
+        return np.full((4, 4, 4), np.nan, dtype=np.float32)
+
+
 class BigScores(Four):
     def scores(self, state):
         return np.array([5.0, -7.0])
@@ -93,6 +98,7 @@ def rules(tmp_path, monkeypatch):
         ("faulty_rules:ThreeScores", "scores: expected 2 values, one a seat, got shape (3,)"),
         ("faulty_rules:WrongPlanes", "encode: expected shape (4, 4, 4) (observation_shape), got (1, 2, 2)"),
         ("faulty_rules:BigScores", "scores: expected finite values in [-1, 1], got [5.0, -7.0]"),
+        ("faulty_rules:NanPlanes", "encode: expected finite planes, got NaN or inf after 0 random moves"),
         ("faulty_rules:HugeActions", "num_actions: expected 1 to 65,536 (search keeps a row a node), got 10,000,000"),
         ("faulty_rules:RaisingInit", "RaisingInit() raised RuntimeError: no board today"),
         ("raises_on_import:Game", "importing raises_on_import raised RuntimeError: not today"),

@@ -80,6 +80,8 @@ def check_planes(name: str, observation, shape: tuple, where: str = "", method: 
         raise GameFault(
             f"game {name}: {method}: expected shape {shape} (observation_shape), got {np.shape(observation)}{where}"
         )
+    if not np.isfinite(observation).all():  # else the network's answer is NaN, blamed on the network
+        raise GameFault(f"game {name}: {method}: expected finite planes, got NaN or inf{where}")
 
 
 def check_mask(name: str, mask, actions: int, empty_allowed: bool, where: str = "") -> np.ndarray:
@@ -114,7 +116,7 @@ def _same(game, a, b) -> bool:
         return False
     if game.is_terminal(a):
         return np.array_equal(game.scores(a), game.scores(b), equal_nan=True)
-    return game.to_play(a) == game.to_play(b) and np.array_equal(game.encode(a), game.encode(b))
+    return game.to_play(a) == game.to_play(b) and np.array_equal(game.encode(a), game.encode(b), equal_nan=True)
 
 
 def call(name: str, method: str, function, *args):

@@ -30,7 +30,7 @@ _SCHEME_USER = re.compile(r"(?<![\w+.-])[\w+.-]*+://[^:/\n]*+:")
 # after the URL they quote; in a URL's query at the next `&key=` parameter, and after ODBC's `PWD=` at
 # ';' (ODBC ends an unbraced value there), so the rest of the line stays readable. A value masked
 # already stays `***`, so a masked line can be masked again without losing its words.
-_KEY = r"\b\w*(?:password|passwd|pwd)\b"
+_KEY = r"(?<![/.])\b\w*(?:password|passwd|pwd)\b"  # not a file path's last part (`/etc/passwd: ...`)
 _ASSIGN = r"\s*+(?:=|%3D|:)\s*+"
 _QUOTED = (
     r"'(?:[^'\\\n]|\\.)*+(?:'|[^\n]*+)"
