@@ -4,8 +4,8 @@ them and a new generation plays only the matches it adds.
 A match's key hashes everything that decides its games (the agents' identities and play settings,
 the game spec, seatings, seed, ...), so a changed ingredient is a new match and never a stale hit.
 Entries are written to a temporary name and renamed; one that does not read back as whole, valid
-games (a truncated file, edited by hand, copied under another key) is reported in one line and the
-match is played again, never trusted.
+games (a truncated file, edited by hand, copied under another key, games that no longer match their
+digest) is reported in one line and the match is played again, never trusted.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pipeline.plumbing.atomic import atomic_path
 log = logging.getLogger(__name__)
 
 FORMAT = 1  # part of every key: a change in what an entry holds retires all older entries
+DIGEST = "games_sha256"  # in an entry: its games' digest
 
 
 class MatchCache:
@@ -50,6 +51,8 @@ class MatchCache:
             if not isinstance(entry, dict) or entry.get("key") != key:
                 raise ValueError(f"it is not the entry for key {key[:12]}")
             _check_games(entry.get("games"))
+            if DIGEST in entry and entry[DIGEST] != games_digest(entry["games"]):  # entries before it have none
+                raise ValueError("its games do not match their digest (edited by hand?)")
         except (ValueError, UnicodeDecodeError) as err:
             log.warning("match cache: ignoring corrupt entry %s (%s); the match will be played again", path, err)
             return None
@@ -64,9 +67,16 @@ class MatchCache:
             raise ValueError(f"match cache: refusing to save match {key[:12]}: {err}") from None
         written = time.strftime("%Y-%m-%dT%H:%M:%S%z")
         entry = {"key": key, "written": written, "metadata": metadata or {}, "games": games}
+        entry[DIGEST] = games_digest(games)
         text = json.dumps(entry, sort_keys=True, allow_nan=False)
         with atomic_path(self.path(key)) as tmp:
             tmp.write_text(text + "\n")
+
+
+def games_digest(games: list[dict]) -> str:
+    """A hash of the games as JSON writes them: one game taken out of forty, or a score changed, no
+    longer matches (a digest in the file finds edits, not tampering, as a checkpoint's does)."""
+    return hashlib.sha256(json.dumps(games, sort_keys=True, allow_nan=False).encode()).hexdigest()
 
 
 def _check_games(games) -> None:
