@@ -191,6 +191,31 @@ def test_an_unwritable_cache_costs_an_export_not_the_answers(tmp_path, monkeypat
     assert cached_onnx(model, game) == onnx_bytes(model, game)
 
 
+@pytest.mark.parametrize("odd", ["fifo", "folder", "read-only"])
+def test_an_odd_thing_under_an_entrys_name_costs_an_export_not_a_hang_or_a_traceback(cache, odd, monkeypatch):
+    """A named pipe (reading it waited for ever), a folder, or a stale entry a read-only cache cannot
+    remove (root's writes pass any mode, so the refusal is the filesystem's, made here): the answers as
+    the weights give them, from an export of this process."""
+    game = make_game("tictactoe")
+    model = network(game, blocks=1, channels=8)
+    exported = cached_onnx(model, game)
+    [path] = cache.glob("*.onnx")
+    if odd == "read-only":
+        path.write_bytes(b"stale")
+        unlink = Path.unlink
+
+        def refused_here(self, missing_ok=False):
+            if self == path:
+                raise PermissionError(13, "Read-only file system", str(self))
+            unlink(self, missing_ok)
+
+        monkeypatch.setattr(Path, "unlink", refused_here)
+    else:
+        path.unlink()
+        os.mkfifo(path) if odd == "fifo" else path.mkdir()
+    assert cached_onnx(model, game) == exported
+
+
 def test_sessions_follow_the_threads_asked_for(cache):
     game = make_game("tictactoe")
     onnx = OnnxNetwork(network(game, blocks=1, channels=8), game)

@@ -20,6 +20,7 @@ import hashlib
 import io
 import logging
 import os
+import stat
 import time
 import warnings
 from pathlib import Path
@@ -132,7 +133,7 @@ def _cached(model: SENet, game, key: str | None, threads: int) -> tuple[bytes, o
                 _touch(path)
                 return data, session
             log.warning("%s: the cached ONNX export does not answer as its weights do; exported again", path)
-        path.unlink(missing_ok=True)  # damaged, or another network's: exported again below
+        _remove(path)  # damaged, or another network's: exported again below
     data = onnx_bytes(model, game)
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -175,10 +176,21 @@ def _answers_as(model: SENet, game, data: bytes, threads: int):
 
 
 def _read(path: Path) -> bytes | None:
+    """A cache entry's bytes; None for anything but a regular file (a named pipe would block the read
+    for ever, a folder cannot be read) or one that cannot be read."""
     try:
-        return path.read_bytes()
+        return path.read_bytes() if stat.S_ISREG(path.stat().st_mode) else None
     except OSError:
         return None
+
+
+def _remove(path: Path) -> None:
+    """A stale entry removed where it can be: in a read-only cache, or where a folder stands in its place,
+    it stays, and costs an export a process, as a read-only cache does."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _touch(path: Path) -> None:
