@@ -57,6 +57,7 @@ SECRET_FORMS = [
     ("PWD%3D%7BZq%7D%7D%3B7x%7D%3BUID%3Du", "7x"),  # an encoded '}}' inside
     ("host=db password='Zq'7x dbname=x", "7x"),  # a word glued to the quote
     ("password:\n  Zq7x\n", "Zq7x"),  # YAML, the value on the next line
+    ("error: store postgresql://ada:Zq\n7x@127.0.0.1/db: refused", "Zq\n7x"),  # a line break in it
     ("postgresql://127.0.0.1:1/db?token=S3cretTOKEN", "S3cretTOKEN"),  # any value of a URL's query
     ("https://store.example.org/runs?sig=Zq7x&se=2027: refused", "Zq7x"),
 ]
@@ -154,6 +155,7 @@ def test_a_word_of_a_million_characters_and_a_line_of_100_kb_are_masked():
         "host=db user=ada dbname=optuna",
         "password_file=/etc/pw",
         "error: ../../etc/passwd: not a checkpoint",  # a file's name, and the reason after it
+        "see http://127.0.0.1:5000/api\nand write to ada@example.org",  # a port and a path, then an address
     ],
 )
 def test_text_without_a_password_is_left_as_it_is(text):

@@ -71,10 +71,15 @@ def mask_passwords(text: str, limit: int | None = None) -> str:
     masks to the end of what it finds already."""
     if limit is not None and len(text) > limit:
         return mask_passwords(text[:limit] + "@").removesuffix("@")
+    text = _BROKEN_PASSWORD.sub(lambda found: found["user"] + "***@", text)
     text = "\n".join(map(_mask_url, text.split("\n")))
     text = _URL_QUERY.sub(_mask_query, text)
     return _KEY_PASSWORD.sub(lambda found: found[found.lastgroup] + "***", text)
 
+
+# A URL password with a line break or two in it (a driver quotes it raw): from the user's ':' over the
+# breaks to the first '@' after them. A host's port and path (a '/' before the break) are no password.
+_BROKEN_PASSWORD = re.compile(r"(?P<user>(?<![\w+.-])[\w+.-]*+://[^:/\n@]*+:)(?:[^@\n/]*+\n){1,2}+[^@\n]*+@")
 
 # A URL's query (up to a space or a quote): every value in it may be a secret (`?token=`, `?key=`,
 # `?sig=`), so every value is masked; a ':' that ends the query starts the error line's reason.
