@@ -247,3 +247,22 @@ def test_the_docs_first_play_time_study_runs_as_written(tmp_path):
     assert "importances.png" in report or "Importances and slices are left out" in report
     study = optuna.load_study(study_name="first-play", storage=f"sqlite:///{tmp_path / 'sweep.db'}")
     assert study.metric_names == ["score"]  # optuna-dashboard's label, not "Objective 0"
+
+
+def test_a_read_only_store_is_one_line(tmp_path, monkeypatch, capsys):
+    """A study whose SQLite file cannot be written (opened read-only here: root writes past any mode):
+    one line naming the store's refusal, where it was 107-115 lines of traceback."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["--play", "tictacmo", "--params", str(ROOT / "examples" / "first-play-sweep.yaml"), "--trials", "1"]
+    sweep_command.main(argv)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stopped:
+        sweep_command.main(
+            [*argv, "--trials", "2", "--storage", f"sqlite:///file:{tmp_path / 'sweep.db'}?mode=ro&uri=true"]
+        )
+    error = capsys.readouterr().err.strip().splitlines()
+    assert (
+        stopped.value.code == 1
+        and error[-1] == "error: store: (sqlite3.OperationalError) attempt to write a readonly database"
+    )
+    assert not any(line.startswith("Traceback") for line in error)

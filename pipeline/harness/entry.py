@@ -107,6 +107,11 @@ def entry_point(main):
                 where = f"{name}: cannot be written" if err.filename else "a file cannot be written"
                 _refuse(err, f"{where} ({os.strerror(err.errno)}); free some space and run it again")
             _refuse(err, f"{name}: file name too long (at most 255 bytes a name)")  # a player, file or target
+        except Exception as err:
+            if not _store_refused(err):
+                raise
+            cause = str(err.__cause__ or err).strip().splitlines() or [type(err).__name__]
+            _refuse(err, f"store: {clip(mask_passwords(cause[0], limit=4000), 300)}")  # a read-only SQLite file, say
         except KeyboardInterrupt:
             print("\ninterrupted", file=sys.stderr)
             sys.exit(130)
@@ -115,6 +120,12 @@ def entry_point(main):
             sys.exit(128 + signal.SIGTERM)
 
     return wrapper
+
+
+def _store_refused(err: Exception) -> bool:
+    """A database that refused a read or a write partway through a command (SQLAlchemy's errors, and
+    Optuna's wrapping of them), told by class without importing either: one line, not 107."""
+    return type(err).__module__.split(".")[0] == "sqlalchemy" or type(err).__name__ == "StorageInternalError"
 
 
 def _refuse(err: BaseException, line: str) -> None:
