@@ -186,6 +186,7 @@ def test_each_experiment_is_an_mlflow_run_of_its_own_with_its_whole_history(proj
     )
     children = client.search_runs([experiment.experiment_id], f"tags.mlflow.parentRunId = '{fig3.info.run_id}'")
     assert {r.info.run_name for r in children} == {"evaluate-gen3", "report-gen3"}, "fig3 ran only these stages"
+    assert all(r.data.params == fig3.data.params for r in children), "a stage's run carries the setting's params"
     champion = client.get_model_version_by_alias("alphazero-champion", "champion")  # no experiment moves it
     gate = client.get_run(champion.run_id)
     assert gate.info.run_name == "gate-gen2" and gate.data.tags["mlflow.parentRunId"] == baseline.info.run_id

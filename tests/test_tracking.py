@@ -63,7 +63,9 @@ def test_logged_params_mask_passwords(tmp_path, monkeypatch):
     with stage_run(params, "selfplay", 1) as run:
         run.log_params({"server": "http://ada:pa:ss@mlflow.example:5000", "storage": "postgresql://bo@db/optuna"})
     logged = MlflowClient(uri).get_run(run.run_id).data.params
-    assert logged == {"server": "http://ada:***@mlflow.example:5000", "storage": "postgresql://bo@db/optuna"}
+    mine = {key: logged[key] for key in ("server", "storage")}
+    assert mine == {"server": "http://ada:***@mlflow.example:5000", "storage": "postgresql://bo@db/optuna"}
+    assert logged["game"] == "tictactoe"  # and the setting's params, on every stage's run
 
 
 def parents(uri: str) -> list:

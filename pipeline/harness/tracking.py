@@ -121,9 +121,16 @@ def _experiment_id(client, name: str) -> str:
 
 
 def _log_params(client, run_id: str, data: dict) -> None:
-    """Every value flattened to a dotted key; URLs (storage, tracking URI) with their passwords masked."""
-    for key, value in dotted(data).items():
-        client.log_param(run_id, key, mask_passwords(json.dumps(value) if isinstance(value, list) else str(value)))
+    """Every value flattened to a dotted key; URLs (storage, tracking URI) with their passwords masked. In
+    batches of MLflow's most a request (100), not a write a param."""
+    from mlflow.entities import Param
+
+    items = [
+        Param(key, mask_passwords(json.dumps(value) if isinstance(value, list) else str(value)))
+        for key, value in dotted(data).items()
+    ]
+    for start in range(0, len(items), 100):
+        client.log_batch(run_id, params=items[start : start + 100])
 
 
 def setting_key(params: Params) -> str:
@@ -230,13 +237,22 @@ def stage_metrics(stage: str, figures: dict) -> dict[str, float]:
 
 @contextmanager
 def child_run(
-    params: Params, find_parent, name: str, tags: dict, generation: int | None = None, mirror=True, replaces=False
+    params: Params,
+    find_parent,
+    name: str,
+    tags: dict,
+    generation: int | None = None,
+    mirror=True,
+    replaces=False,
+    with_params: dict | None = None,
 ):
     """A child run of the parent `find_parent(client)` names, tagged with its process (`owner`); FAILED
     if the body raises, unless the body ended it itself. The run (and the parent) are looked up when
     first used but dated from here, so the body's work starts while `warm_up` is still connecting to
     the store. The parent is RUNNING while a child runs. `replaces`: a run with the same tags left
-    RUNNING by a process of this host that is gone (a killed stage) ends KILLED first."""
+    RUNNING by a process of this host that is gone (a killed stage) ends KILLED first. `with_params`: the
+    setting's params on the child too, so that a stage's run is found by them (MLflow's filters read a
+    run's own params, not its parent's)."""
     started_ms = int(time.time() * 1000)
 
     def create(client) -> tuple[str, str]:
@@ -248,6 +264,8 @@ def child_run(
             _end_killed_twins(client, params, parent.info.experiment_id, parent_id, tags)
         run_tags = {"mlflow.parentRunId": parent_id, OWNER: owners.current(), **tags}
         created = client.create_run(parent.info.experiment_id, start_time=started_ms, run_name=name, tags=run_tags)
+        if with_params:
+            _log_params(client, created.info.run_id, with_params)
         return parent_id, created.info.run_id
 
     child = StageRun(params, create, generation, mirror)
@@ -315,7 +333,11 @@ def stage_run(params: Params, stage: str, generation: int | None = None):
     killed earlier attempt."""
     name = stage if generation is None else f"{stage}-gen{generation}"
     tags = {"stage": stage, "generation": str(generation or "")}
-    return child_run(params, lambda client: setting_run_id(client, params), name, tags, generation, replaces=True)
+
+    def parent(client) -> str:
+        return setting_run_id(client, params)
+
+    return child_run(params, parent, name, tags, generation, replaces=True, with_params=params.setting())
 
 
 def settle_runs(params: Params, run_ids: list[str], status: str, **tags: str) -> None:
