@@ -22,63 +22,70 @@ from pipeline.plumbing.failures import GameFault
 class Guarded:
     """The contract's methods, each calling the game's own and checking what it gave back."""
 
+    @property
+    def _label(self) -> str:
+        """The game's name as the error lines quote it, made once: every guarded call passes it."""
+        if (label := self.__dict__.get("_quoted_name")) is None:
+            label = self.__dict__["_quoted_name"] = quoted(self.name)
+        return label
+
     def initial_state(self, rng=None):
-        return call(quoted(self.name), "initial_state", super().initial_state, rng)
+        return call(self._label, "initial_state", super().initial_state, rng)
 
     def step(self, state, action, rng=None):
         if (playout := self.__dict__.get("_playout")) is not None:  # a move of the game's own random_playout
             playout[0] += 1
             if playout[0] > playout[1]:
                 raise GameFault(
-                    f"game {quoted(self.name)}: random_playout: no end after {playout[1]:,} moves (expected a "
+                    f"game {self._label}: random_playout: no end after {playout[1]:,} moves (expected a "
                     "game to end within its cap; a longer game declares max_plies)"
                 )
-        return call(quoted(self.name), "step", super().step, state, action, rng)
+        return call(self._label, "step", super().step, state, action, rng)
 
     def _step_legal(self, state, action, rng=None):  # `step_legal`, where the game offers it
-        return call(quoted(self.name), "step_legal", super().step_legal, state, action, rng)
+        return call(self._label, "step_legal", super().step_legal, state, action, rng)
 
     def is_terminal(self, state):
-        return call(quoted(self.name), "is_terminal", super().is_terminal, state)
+        return call(self._label, "is_terminal", super().is_terminal, state)
 
     def legal_mask(self, state):
-        mask = call(quoted(self.name), "legal_mask", super().legal_mask, state)
-        empty_allowed = not np.asarray(mask).any() and self.is_terminal(state)  # a finished game's may be empty
-        check_mask(quoted(self.name), mask, self.num_actions, empty_allowed)
+        mask = np.asarray(call(self._label, "legal_mask", super().legal_mask, state))
+        if mask.shape != (self.num_actions,) or not mask.any():  # else nothing to say, in one look
+            check_mask(self._label, mask, self.num_actions, empty_allowed=self.is_terminal(state))
         return mask
 
     def to_play(self, state):
-        mover = call(quoted(self.name), "to_play", super().to_play, state)
-        check_mover(quoted(self.name), mover, self.num_players)
+        mover = call(self._label, "to_play", super().to_play, state)
+        check_mover(self._label, mover, self.num_players)
         return mover
 
     def encode(self, state):
-        planes = call(quoted(self.name), "encode", super().encode, state)
-        check_planes(quoted(self.name), planes, tuple(self.observation_shape))
+        planes = call(self._label, "encode", super().encode, state)
+        check_planes(self._label, planes, tuple(self.observation_shape))
         return planes
 
     def encode_batch(self, states):
-        planes = call(quoted(self.name), "encode_batch", super().encode_batch, states)
-        check_planes(quoted(self.name), planes, (len(states), *self.observation_shape), method="encode_batch")
+        planes = call(self._label, "encode_batch", super().encode_batch, states)
+        check_planes(self._label, planes, (len(states), *self.observation_shape), method="encode_batch")
         return planes
 
     def legal_actions(self, state):
-        return call(quoted(self.name), "legal_actions", super().legal_actions, state)
+        return call(self._label, "legal_actions", super().legal_actions, state)
 
     def random_playout(self, state, rng):
         """The game's own playout, its moves counted through `step`: one that never ends (UCT's rollouts
         of a game whose end never comes) stops at the game's cap instead of running for ever."""
         self._playout = [0, ply_cap(self)]
         try:
-            scores = call(quoted(self.name), "random_playout", super().random_playout, state, rng)
+            scores = call(self._label, "random_playout", super().random_playout, state, rng)
         finally:
             self._playout = None
-        check_scores(quoted(self.name), scores, self.num_players)
+        check_scores(self._label, scores, self.num_players)
         return scores
 
     def scores(self, state):
-        scores = call(quoted(self.name), "scores", super().scores, state)
-        check_scores(quoted(self.name), scores, self.num_players)
+        scores = call(self._label, "scores", super().scores, state)
+        check_scores(self._label, scores, self.num_players)
         return scores
 
     def __reduce_ex__(self, protocol):
