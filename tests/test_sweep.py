@@ -24,7 +24,8 @@ from pipeline.games import make_game
 from pipeline.harness.tracking import tracking_uri
 from pipeline.sweeps import confirmation
 from pipeline.sweeps import storage as sweep_storage
-from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage
+from pipeline.sweeps.space import trial_params, with_overrides
+from pipeline.sweeps.storage import RUN_ID, WORKER, fail_lost_trials, open_storage, resolve_storage
 from pipeline.sweeps.study import (
     BASELINE,
     Objective,
@@ -32,10 +33,7 @@ from pipeline.sweeps.study import (
     open_study,
     panel_specs,
     prepare_study,
-    resolve_storage,
-    trial_params,
     versus_baseline,
-    with_overrides,
 )
 from pipeline.sweeps.training_loop import train_generations
 from pipeline.sweeps.training_report import compute_lines, write_best_params, write_report

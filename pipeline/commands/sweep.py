@@ -82,35 +82,31 @@ def main(argv):
 
 def training_sweep(args) -> None:
     """The study of how networks are trained, its confirmation and its report."""
-    import optuna
-
     from pipeline.config import load_params
-    from pipeline.plumbing.atomic import write_json
-    from pipeline.sweeps import confirmation
-    from pipeline.sweeps.storage import open_storage
-    from pipeline.sweeps.study import (
-        CONFIRMED,
-        VERSUS,
-        check_space,
-        open_study,
-        panel_specs,
-        resolve_storage,
-        sweep_trials,
-        versus_baseline,
-    )
-    from pipeline.sweeps.training_report import write_report
+    from pipeline.sweeps.space import check_space, panel_players
+    from pipeline.sweeps.storage import open_storage, resolve_storage
 
     params_path = args.params or "params.yaml"
     params = load_params(params_path)
     url = resolve_storage(args.storage, params)
+    if not args.report_only:
+        # a bad panel, space, URL or driver stops here, before torch is imported and any worker starts
+        panel_players(params)
+        check_space(params, params.sweep.space, "sweep.space")
+        open_storage(url)
+
+    import optuna
+
+    from pipeline.plumbing.atomic import write_json
+    from pipeline.sweeps import confirmation
+    from pipeline.sweeps.study import CONFIRMED, VERSUS, open_study, sweep_trials, versus_baseline
+    from pipeline.sweeps.training_report import write_report
+
     trials = args.trials or params.sweep.trials
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     failed = []
     prepare = confirmation.prepare if args.confirm else sweep_trials
     if not args.report_only:
-        panel_specs(params)  # a bad panel, space, URL or driver stops here, before any worker starts
-        check_space(params, params.sweep.space, "sweep.space")
-        open_storage(url)
         failed = run(args, params_path, url, trials, prepare)
     study = open_study(params, open_storage(url))
     out = Path(args.out or Path("sweeps") / params.sweep_study())
@@ -155,10 +151,13 @@ def population_sweep(args) -> None:
         if getattr(args, option):
             raise UsageError(f"--{option.replace('_', '-')}: a training sweep's; a population has none")
     from pipeline.config import load_params
-    from pipeline.harness.tracking import log_to_run, sweep_parent_run
+    from pipeline.sweeps.space import check_population
 
     params_path = Path(args.params or "params.yaml")
     params = load_params(params_path)
+    check_population(params)  # a bad space or panel: one line, before Ray and torch are imported
+    from pipeline.harness.tracking import log_to_run, sweep_parent_run
+
     try:
         from pipeline.sweeps import population, population_report  # Ray Tune: seconds to import
     except ImportError as err:
@@ -166,7 +165,6 @@ def population_sweep(args) -> None:
             raise
         raise UsageError("--population runs on Ray Tune: pip install -e '.[population]'") from None
 
-    population.check(params)  # a bad space or panel: one line, before Ray starts
     folder = Path(args.dir).resolve() / params.population_study()
     if args.report_only:
         results = population.tuner(params, folder, []).get_results()
@@ -184,28 +182,41 @@ def population_sweep(args) -> None:
 
 def play_sweep(args) -> None:
     """`--play NETWORK`: the play-time study of the network, its confirmation and its report."""
-    import optuna
-
     from pipeline import champions
     from pipeline.commands.networks import card_search, local_game, network_params, trusted_game
-    from pipeline.config import load_params
+    from pipeline.config import PLAY_SHIPPED, load_params
     from pipeline.games import make_game
-    from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
-    from pipeline.plumbing.atomic import write_json
-    from pipeline.sweeps import play, play_report
-    from pipeline.sweeps.storage import open_storage
-    from pipeline.sweeps.study import check_space, resolve_storage, with_overrides
+    from pipeline.nets.stored_game import stored_game
+    from pipeline.sweeps.space import check_space, panel_players, with_overrides
+    from pipeline.sweeps.storage import open_storage, resolve_storage
 
     if args.versus_baseline:
         raise UsageError("--versus-baseline: a training sweep's; a play-time sweep's is --confirm")
     path = champions.resolve(args.play)
-    load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
-    game = trusted_game(checkpoint_game(path), load_params(args.params).game if args.params else local_game(), path)
+    # The game the file says, read before torch is imported: the panel, space and storage checks below
+    # need it. A file the light reader cannot read gets the full load's line.
+    spec = stored_game(path)
+    if spec is None:
+        from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
+
+        load_checkpoint(path)
+        spec = checkpoint_game(path)
+    game = trusted_game(spec, load_params(args.params).game if args.params else local_game(), path)
     params = card_search(network_params(args.params, args.play, game), args.play)  # `shipped`: as its card says
-    network = str(path)
-    play.check_panel(params, make_game(game))
-    check_space(params, params.sweep.play.space, "sweep.play.space", with_overrides)
     url = resolve_storage(args.storage, params)
+    if not args.report_only:
+        panel_players(params, params.sweep.play.panel, "sweep.play.panel", passes=(PLAY_SHIPPED,))
+        check_space(params, params.sweep.play.space, "sweep.play.space", with_overrides)
+        open_storage(url)
+
+    import optuna
+
+    from pipeline.nets.checkpoint import load_checkpoint
+    from pipeline.plumbing.atomic import write_json
+    from pipeline.sweeps import play, play_report
+
+    load_checkpoint(path, make_game(game))  # the weights: a lying or damaged file is one line before any trial
+    network = str(path)
     trials = args.trials or params.sweep.play.trials
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     failed = []
@@ -214,7 +225,6 @@ def play_sweep(args) -> None:
     else:
         prepare, objective = partial(play.prepare, network), partial(play.Objective, network)
     if not args.report_only:
-        open_storage(url)
         failed = run(args, params, url, trials, prepare, objective)
     study = play.open_play_study(params, open_storage(url), network)
     out = Path(args.out or Path("sweeps") / study.study_name)

@@ -37,8 +37,9 @@ from pipeline.harness.tracking import download_run_artifact
 from pipeline.matches.arena import mixed_seatings, pairwise_score
 from pipeline.matches.workers import Workers, play_matches
 from pipeline.nets.checkpoint import load_checkpoint
+from pipeline.sweeps.space import param_value, trial_params
 from pipeline.sweeps.storage import RUN_ID, open_storage, storage_lock
-from pipeline.sweeps.study import BASELINE, CHECKPOINT, TRAINING_SEED, open_study, param_value, trial_params
+from pipeline.sweeps.study import BASELINE, CHECKPOINT, TRAINING_SEED, open_study
 
 SUFFIX = ":confirm"
 SETTING = "confirm_setting"  # user attr: "baseline" or "trial N", the sweep trial whose params it re-trains

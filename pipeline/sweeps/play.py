@@ -43,8 +43,9 @@ from pipeline.matches.workers import Workers, play_match
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.plumbing.owners import current as current_owner
 from pipeline.sweeps.confirmation import open_confirmation
+from pipeline.sweeps.space import param_value, with_overrides
 from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
-from pipeline.sweeps.study import BASELINE, STUDY_UID, name_metrics, param_value, suggest, with_overrides
+from pipeline.sweeps.study import BASELINE, STUDY_UID, name_metrics, suggest
 
 SCORES = "scores "  # user attr prefix: a trial's per-game pairwise scores against one opponent, in game order
 SETTING = "setting"  # confirmation unit: "shipped" or "trial N"
@@ -56,18 +57,6 @@ CONFIRMED = "play_confirmation.json"  # the confirmation's figures, in the repor
 
 def study_name(params: Params, network: str) -> str:
     return params.sweep.play.study or f"{Path(network).stem}-play"
-
-
-def check_panel(params: Params, game) -> None:
-    """Every panel member is the shipped setting or a baseline that can play this game: one line if not,
-    before any worker starts."""
-    for i, text in enumerate(params.sweep.play.panel):
-        if text == PLAY_SHIPPED:
-            continue
-        try:
-            baseline_spec(parse_player(text, BASELINES), text, params.evaluate.c_uct, 0).build(game)
-        except ValueError as err:
-            raise ConfigError(f"sweep.play.panel[{i}]: {err}") from None
 
 
 def seat_orders(game) -> list[list[int]]:

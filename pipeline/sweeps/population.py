@@ -53,14 +53,8 @@ from pipeline.nets.senet import initial_network
 from pipeline.plumbing.atomic import write_json
 from pipeline.plumbing.progress import progress_bar
 from pipeline.plumbing.threads import use_threads
-from pipeline.sweeps.study import (
-    check_space,
-    is_integer,
-    panel_specs,
-    panel_strength,
-    param_value,
-    trial_params,
-)
+from pipeline.sweeps.space import POPULATION_PANEL, is_integer, param_value, trial_params
+from pipeline.sweeps.study import panel_specs, panel_strength
 from pipeline.sweeps.training_loop import play_and_train
 
 NETWORK = "network.ckpt"  # in a member's checkpoint folder: the project's checkpoint, which play and match take
@@ -68,11 +62,9 @@ WINDOW = "window.npz"  # its replay window
 MEMBER = "member.json"  # its `MemberState`
 IDENTITY = "population.json"  # in the population's folder: the params it was started with and its MLflow id
 REPORTS = "reports.jsonl"  # in the population's folder: every member report a driver got, a line each
-SPACE_FIELD = "sweep.population.space"
 # Checkpoints kept a member: exploit copies a top member's latest, which may be one report old by the time
 # the copy is made (Ray Tune warns below 3).
 KEPT = 3
-PANEL_FIELD = "sweep.population.panel"
 
 
 @dataclass
@@ -139,13 +131,6 @@ class InsideSpace:
         return config
 
 
-def check(base: Params) -> None:
-    """Everything a member would refuse, refused here before any work: a bound or choice of the space the
-    params' own schema rejects, and a panel player the game does not know."""
-    check_space(base, base.sweep.population.space, SPACE_FIELD, lambda params, values: member_params(params, values, 0))
-    panel_specs(base, base.sweep.population.panel, PANEL_FIELD)
-
-
 def baseline_values(base: Params) -> dict:
     """Member 0 starts from the params' own values, as a sweep's first trial does."""
     return {path: param_value(base, path) for path in base.sweep.population.space}
@@ -193,7 +178,7 @@ def train_member(config: dict, base: Params) -> None:
     member = member_index(tune.get_context().get_trial_id())
     values = {path: config[path] for path in population.space}
     params = member_params(base, values, member)
-    opponents = panel_specs(params, population.panel, PANEL_FIELD)
+    opponents = panel_specs(params, population.panel, POPULATION_PANEL)
     checkpoint = tune.get_checkpoint()
     if checkpoint is None:
         model, samples, state, copied_from = start_member(None, game, params, member, values)

@@ -18,7 +18,7 @@ import pandas as pd  # noqa: E402
 from pipeline.config import Params  # noqa: E402
 from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.sweeps.population import NETWORK, member_reports, schedule  # noqa: E402
-from pipeline.sweeps.study import is_integer  # noqa: E402
+from pipeline.sweeps.space import is_integer  # noqa: E402
 from pipeline.sweeps.training_report import implied_values, save_figure, shown, write_best_params  # noqa: E402
 
 CHAMPION = "champion"  # the best member after the last generation: champion.ckpt, champion_params.yaml

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import os
 import time
 import warnings
+from pathlib import Path
 
 import optuna
 import sqlalchemy
@@ -25,7 +27,7 @@ from optuna.storages._heartbeat import BaseHeartbeat
 from optuna.storages.journal import JournalFileBackend
 from optuna.trial import FrozenTrial, TrialState
 
-from pipeline.config import ConfigError
+from pipeline.config import ConfigError, Params
 from pipeline.plumbing import owners
 from pipeline.plumbing.credentials import mask_passwords
 from pipeline.plumbing.stores import store_scheme
@@ -94,6 +96,16 @@ def _advisory_lock(url: str):
                 connection.execute(sqlalchemy.text("SELECT pg_advisory_unlock(:key)"), {"key": ADVISORY_KEY})
     finally:
         engine.dispose()
+
+
+def default_storage(root: Path | str = ".") -> str:
+    return f"sqlite:///{Path(root).resolve() / 'sweep.db'}"
+
+
+def resolve_storage(option: str | None, params: Params) -> str:
+    """`--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE` (Optuna's own variable: a URL with a
+    password stays out of params.yaml), else the project's `sweep.db`."""
+    return option or params.sweep.storage or os.environ.get("OPTUNA_STORAGE") or default_storage()
 
 
 def open_storage(url: str) -> optuna.storages.BaseStorage:

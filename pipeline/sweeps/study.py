@@ -19,7 +19,6 @@ worker's trial are `workers.py`. MLflow: a child run per trial, ending in the st
 
 from __future__ import annotations
 
-import os
 import tempfile
 import uuid
 import warnings
@@ -31,10 +30,10 @@ import optuna
 from tqdm import tqdm
 
 from pipeline import seeds
-from pipeline.agents.names import BASELINES, baseline_spec, parse_player, refuse_not_brought
+from pipeline.agents.names import baseline_spec
 from pipeline.agents.recipes import champion_player, head_to_head_player
 from pipeline.agents.spec import AgentSpec
-from pipeline.config import ConfigError, Params, current_path, parse_params
+from pipeline.config import ConfigError, Params
 from pipeline.games import make_game
 from pipeline.harness.tracking import (
     child_run,
@@ -44,6 +43,7 @@ from pipeline.matches.arena import mixed_seatings, pairwise_score, score_interva
 from pipeline.matches.workers import Workers, play_match, play_matches
 from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
 from pipeline.plumbing.owners import current as current_owner
+from pipeline.sweeps.space import panel_players, param_value, trial_params
 from pipeline.sweeps.storage import RUN_ID, WORKER, open_storage, storage_lock
 from pipeline.sweeps.training_loop import GenerationReport, train_generations
 
@@ -57,16 +57,6 @@ VERSUS = "versus_baseline.json"  # the head-to-head's figures, in the report fol
 CONFIRMED = "confirmation.json"  # `sweep --confirm`'s figures, in the report folder
 CHECKPOINT = "network.ckpt"  # each complete trial's network, an artifact of its MLflow run
 TRAINING_SEED = "training_seed"  # user attr of an enqueued trial that trains with this seed, not params.seed
-
-
-def default_storage(root: Path | str = ".") -> str:
-    return f"sqlite:///{Path(root).resolve() / 'sweep.db'}"
-
-
-def resolve_storage(option: str | None, params: Params) -> str:
-    """`--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE` (Optuna's own variable: a URL with a
-    password stays out of params.yaml), else the project's `sweep.db`."""
-    return option or params.sweep.storage or os.environ.get("OPTUNA_STORAGE") or default_storage()
 
 
 def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
@@ -93,46 +83,6 @@ def open_study(params: Params, storage, worker: int = 0) -> optuna.Study:
     return study
 
 
-def param_value(params: Params, path: str) -> Any:
-    section, name = path.split(".", 1)
-    return getattr(getattr(params, section), name)
-
-
-def with_overrides(params: Params, values: dict[str, Any]) -> Params:
-    """The params with dotted paths replaced, validated like params.yaml itself."""
-    data = params.model_dump()
-    for path, value in values.items():
-        *sections, name = current_path(path).split(".")
-        target = data
-        for section in sections:
-            target = target[section]
-        target[name] = value
-    return parse_params(data, "sweep trial params")
-
-
-def is_integer(params: Params, path: str) -> bool:
-    """Whether the param at `path` takes integers (a bool is not one)."""
-    value = param_value(params, path)
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_space(params: Params, space: dict, field: str, build=None) -> None:
-    """Every bound and choice of `space` as the params' own schema takes it (`build(params, values)`
-    makes a trial's params: default `trial_params`), one line naming `field` and the value if not, before
-    any trial runs: found after the baseline's trial, a bad bound cost its minutes and a traceback."""
-    build = build or trial_params
-    for path, dim in space.items():
-        values = dim.choices if dim.choices is not None else [dim.low, dim.high]
-        for value in values:
-            value = round(value) if is_integer(params, path) and dim.choices is None else value
-            try:
-                build(params, {current_path(path): value})
-            except ConfigError as err:
-                reason = str(err).rsplit(": ", 1)[-1]
-                shown = f"{value:g}" if isinstance(value, float) else repr(value)
-                raise ConfigError(f"{field}: {path!r} = {shown} is not a valid value: {reason}") from None
-
-
 def suggest(trial: optuna.Trial, params: Params, space: dict | None = None) -> dict[str, Any]:
     """One value per dimension of `space` (default: `sweep.space`); integer params get integers."""
     values = {}
@@ -146,27 +96,14 @@ def suggest(trial: optuna.Trial, params: Params, space: dict | None = None) -> d
     return values
 
 
-def trial_params(base: Params, values: dict[str, Any], seed: int | None = None) -> Params:
-    """The trial's params; self-play games rescaled so a generation costs what the base params' does;
-    `seed` in place of the base's where given (a confirmation unit's training seed)."""
-    params = with_overrides(base, values)
-    if "selfplay.games" not in values:
-        games = max(1, round(base.selfplay.games * base.search.simulations / params.search.simulations))
-        params = with_overrides(params, {"selfplay.games": games})
-    return params if seed is None else with_overrides(params, {"seed": seed})
-
-
 def panel_specs(params: Params, panel: list[str] | None = None, field: str = "sweep.panel") -> list[AgentSpec]:
-    """The reference players of `panel` (default: `sweep.panel`); a bad one is one line naming `field`."""
-    specs, game = [], make_game(params.game)
-    for i, text in enumerate(params.sweep.panel if panel is None else panel):
-        try:
-            player = parse_player(text, BASELINES)
-            refuse_not_brought(player, game)
-        except ValueError as err:
-            raise ConfigError(f"{field}[{i}]: {err}") from None
-        specs.append(baseline_spec(player, text, params.evaluate.c_uct, params.seed + 1000 + i))
-    return specs
+    """The reference players of `panel` (default: `sweep.panel`), checked as `space.panel_players` does."""
+    players = panel_players(params, panel, field)
+    names = params.sweep.panel if panel is None else panel
+    return [
+        baseline_spec(player, text, params.evaluate.c_uct, params.seed + 1000 + i)
+        for i, (player, text) in enumerate(zip(players, names))
+    ]
 
 
 def metric_name(opponent: str) -> str:

@@ -22,7 +22,8 @@ from pipeline.config import Params, current_paths  # noqa: E402
 from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.plumbing.credentials import mask_passwords  # noqa: E402
 from pipeline.sweeps.confirmation import WITHOUT  # noqa: E402
-from pipeline.sweeps.study import BASELINE, CONFIRMED, FINISHED, VERSUS, best_trial, trial_params  # noqa: E402
+from pipeline.sweeps.space import trial_params  # noqa: E402
+from pipeline.sweeps.study import BASELINE, CONFIRMED, FINISHED, VERSUS, best_trial  # noqa: E402
 
 PAPER_PARAMS = ("search.c_puct", "search.dirichlet_alpha", "search.simulations")
 

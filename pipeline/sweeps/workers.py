@@ -24,8 +24,9 @@ from pipeline.harness.entry import sigterm_raises
 from pipeline.harness.tracking import log_to_run, set_run_status, settle_runs, sweep_parent_run
 from pipeline.plumbing.progress import progress_bar
 from pipeline.plumbing.threads import use_threads
+from pipeline.sweeps.space import with_overrides
 from pipeline.sweeps.storage import RUN_ID, fail_lost_trials
-from pipeline.sweeps.study import FINISHED, Objective, study_uid, sweep_trials, with_overrides
+from pipeline.sweeps.study import FINISHED, Objective, study_uid, sweep_trials
 
 log = logging.getLogger(__name__)
 
