@@ -7,6 +7,7 @@ re-runs no stage of a user's pipeline."""
 from __future__ import annotations
 
 import errno
+import gc
 import logging
 import os
 import signal
@@ -15,6 +16,7 @@ import threading
 import traceback
 from contextlib import contextmanager
 from functools import wraps
+from typing import NoReturn
 
 from pipeline.plumbing.atomic import WriteError
 from pipeline.plumbing.clip import clip
@@ -113,13 +115,20 @@ def entry_point(main):
             cause = str(err.__cause__ or err).strip().splitlines() or [type(err).__name__]
             _refuse(err, f"store: {clip(mask_passwords(cause[0], limit=4000), 300)}")  # a read-only SQLite file, say
         except KeyboardInterrupt:
-            print("\ninterrupted", file=sys.stderr)
-            sys.exit(130)
+            _stop("interrupted", 130)
         except Terminated:
-            print("\nterminated", file=sys.stderr)
-            sys.exit(128 + signal.SIGTERM)
+            _stop("terminated", 128 + signal.SIGTERM)
 
     return wrapper
+
+
+def _stop(said: str, status: int) -> NoReturn:
+    """Exit a stopped command at once: `gc.freeze` spares the interpreter's last collection over all
+    that self-play built, 1.0-1.2 s of a 1.3-1.55 s exit after SIGTERM on 2 cores (issue 82 asks under
+    1 s); the exit handlers still run (a worker pool ends, an MLflow run is closed)."""
+    print(f"\n{said}", file=sys.stderr)
+    gc.freeze()
+    sys.exit(status)
 
 
 def _store_refused(err: Exception) -> bool:
