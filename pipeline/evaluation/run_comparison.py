@@ -109,20 +109,37 @@ def comparison_rows(runs: list[PipelineRun]) -> list[dict]:
     return rows
 
 
+MARKERS = ("o-", "s--", "^:", "D-.", "v-", "x--")  # each run its own, so that a curve drawn over another shows
+
+
 def curves_figure(runs: list[PipelineRun]):
     """One panel per curve that some run holds, one line per run, generation on the x axis."""
     metrics = [metric for metric in CURVES if any(metric in run.curves for run in runs)]
     fig, axes = plt.subplots(1, max(1, len(metrics)), figsize=(3.6 * max(1, len(metrics)), 3.4), squeeze=False)
     for ax, metric in zip(axes[0], metrics):
-        for run in runs:
+        for i, run in enumerate(runs):
             if metric in run.curves:
-                ax.plot(*zip(*run.curves[metric]), "o-", markersize=3, label=run.name)
+                style = MARKERS[i % len(MARKERS)]
+                ax.plot(*zip(*run.curves[metric]), style, markersize=6 - 4 * i / max(1, len(runs) - 1), label=run.name)
         ax.set(xlabel="generation", title=metric)
         ax.title.set_fontsize(9)
     if metrics:
         axes[0][0].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def shared_curves(runs: list[PipelineRun]) -> list[str]:
+    """The curves two or more runs hold point for point (an experiment that changed only `evaluate`
+    shares the baseline's training): on a chart one line hides the other, so the text names them."""
+    shared = []
+    for metric in CURVES:
+        groups: dict[tuple, list[str]] = {}
+        for run in runs:
+            if run.curves.get(metric):
+                groups.setdefault(tuple(run.curves[metric]), []).append(run.name)
+        shared += [f"{metric}: {' = '.join(names)}" for names in groups.values() if len(names) > 1]
+    return shared
 
 
 def comparison_sections(runs: list[PipelineRun]) -> list[Section]:
@@ -132,7 +149,9 @@ def comparison_sections(runs: list[PipelineRun]) -> list[Section]:
         "run's last generation."
     )
     captions = "; ".join(f"{metric}: {caption}" for metric, caption in CURVES.items())
-    plot = Plot("curves", f"Per generation, one line per run. {captions}.", curves_figure(runs))
+    same = shared_curves(runs)
+    overlaps = f" The same curve, drawn one over the other: {'; '.join(same)}." if same else ""
+    plot = Plot("curves", f"Per generation, one line per run. {captions}.{overlaps}", curves_figure(runs))
     return [Section("Runs", text, tables=[comparison_rows(runs)] if runs else []), Section("Curves", plots=[plot])]
 
 

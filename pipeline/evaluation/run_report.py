@@ -143,14 +143,18 @@ def _markdown_table(rows: list[dict]) -> str:
 
 
 def _html_table(rows: list[dict]) -> str:
-    head = "".join(f"<th>{html.escape(str(k))}</th>" for k in rows[0])
+    """A table that stays on the page: headers such as `opponent_simulations` may break after an
+    underscore, and a table still wider than the page scrolls in its own box (fig. 3's ran off a 1280 px
+    window)."""
+    head = "".join(f"<th>{html.escape(str(k)).replace('_', '_<wbr>')}</th>" for k in rows[0])
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r.values()) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
 
 
 _STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    ".wide{overflow-x:auto}table{border-collapse:collapse;margin:1em 0;font-size:.9em}"
+    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
     "figure{margin:1.5em 0}figcaption{color:#555;font-size:.9em}img{max-width:100%}"
 )
 
