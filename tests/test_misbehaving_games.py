@@ -14,6 +14,7 @@ import pytest
 
 from pipeline.commands import match
 from pipeline.games import GameFault, game_names, make_game
+from pipeline.games.base import StepsLegalMoves, offers
 from pipeline.games.contract import check_contract
 from pipeline.search import BatchedSearch, Forest, SearchConfig, UniformEvaluator
 
@@ -72,6 +73,14 @@ class HugeActions(Four):
 class RaisingInit(Four):
     def __init__(self):
         raise RuntimeError("no board today")
+
+
+class CountingStep(Four):
+    steps = 0
+
+    def step(self, state, action, rng=None):
+        CountingStep.steps += 1
+        return super().step(state, action, rng)
 
 
 class RandomStep(Four):
@@ -168,3 +177,16 @@ def test_search_on_a_game_that_slips_past_the_check_stops_with_one_line(rules, n
 @pytest.mark.parametrize("name", [*game_names(), "kingdomino(players=2)", "pig(players=3,goal=20)"])
 def test_every_built_in_game_passes_the_check(name):
     check_contract(make_game(name))
+
+
+def test_a_variant_that_rewrites_step_is_searched_with_its_own_step(rules):
+    """The Connect rules offer search a `step_legal` without the legality checks; a user's subclass that
+    rewrites `step` must not have it bypassed by the `step_legal` it inherits."""
+    assert offers(make_game("faulty_rules:Four"), StepsLegalMoves) and offers(make_game("connect4"), StepsLegalMoves)
+    game = make_game("faulty_rules:CountingStep")
+    assert not offers(game, StepsLegalMoves)
+    steps = type(game).steps
+    search = BatchedSearch(game, UniformEvaluator(game), SearchConfig())
+    forest = Forest(game, capacity=64)
+    search.run(forest, [forest.new_tree(game.initial_state(), np.random.default_rng(0))], 16)
+    assert type(game).steps > steps

@@ -136,7 +136,16 @@ class ConnectGame:
     def step(self, state: ConnectState, action: int, rng=None) -> tuple[ConnectState, None]:
         if state.done:
             raise IllegalMove("the game is over")
-        bit = self._bit(state, action)
+        return self._place(state, action, self._bit(state, action))
+
+    def step_legal(self, state: ConnectState, action: int, rng=None) -> tuple[ConnectState, None]:
+        """`step` of an action from the state's legal mask, which search holds: the cell's checks (a
+        fifth of a step's time) are left out."""
+        if self.gravity:
+            return self._place(state, action, action * (self.rows + 1) + state.heights[action])
+        return self._place(state, action, self._action_bit[action])
+
+    def _place(self, state: ConnectState, action: int, bit: int) -> tuple[ConnectState, None]:
         mover = state.mover
         board = state.boards[mover] | (1 << bit)
         boards = state.boards[:mover] + (board,) + state.boards[mover + 1 :]

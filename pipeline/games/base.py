@@ -239,12 +239,21 @@ def offers(game, ability: type) -> bool:
     """`isinstance(game, ability)` for the abilities above, answered once per game class: a runtime
     protocol check costs about 80 microseconds, and search asks once a simulation (4% of a timed
     Kingdomino move)."""
-    return _class_offers(type(game), ability)
+    return class_offers(type(game), ability)
 
 
 @cache
-def _class_offers(cls: type, ability: type) -> bool:
+def class_offers(cls: type, ability: type) -> bool:
+    """`offers` for a game class. `StepsLegalMoves` only where `step_legal` is written with the `step`
+    it stands for: a subclass that rewrote `step` (a user's variant of a built-in game) keeps its own
+    rules, which an inherited `step_legal` would bypass."""
+    if ability is StepsLegalMoves:
+        return hasattr(cls, "step_legal") and issubclass(_written_in(cls, "step_legal"), _written_in(cls, "step"))
     return issubclass(cls, ability)
+
+
+def _written_in(cls: type, method: str) -> type:
+    return next(c for c in cls.__mro__ if method in vars(c))
 
 
 def win_loss_scores(num_players: int, winner: int | None) -> np.ndarray:

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from pipeline.games.base import BoundsItsLength, offers
+from pipeline.games.base import BoundsItsLength, StepsLegalMoves, offers
 from pipeline.plumbing.clip import clip, quoted
 from pipeline.plumbing.failures import GameFault
 
@@ -43,7 +43,8 @@ def check_length(game, plies: int) -> None:
 def check_contract(game, seed: int = 0) -> None:
     """Play `CHECK_GAMES` seeded random games (`CHECK_PLIES` moves at most), checking at every state:
     the observation's shape, the legal mask's shape and that only a finished game has no legal move,
-    finite scores in [-1, 1], one per seat, and that `step` gives the same state for the same seed."""
+    finite scores in [-1, 1], one per seat, and that `step` gives the same state for the same seed (and
+    `step_legal`, where the game offers it, the state `step` gives)."""
     name = quoted(game.name)
     actions, shape, seats = game.num_actions, tuple(game.observation_shape), game.num_players
     if not 1 <= actions <= MAX_ACTIONS:
@@ -71,6 +72,10 @@ def check_contract(game, seed: int = 0) -> None:
             ]
             if not _same(game, after[0][0], after[1][0]):
                 raise GameFault(f"game {name}: step: two calls with the same seed gave different states{where}")
+            if offers(game, StepsLegalMoves):  # search steps with it: it must move as `step` does
+                rng = np.random.default_rng([seed, g, 2, ply])
+                if not _same(game, call(name, "step_legal", game.step_legal, state, action, rng)[0], after[0][0]):
+                    raise GameFault(f"game {name}: step_legal: moved otherwise than step{where}")
             state = after[0][0]
 
 

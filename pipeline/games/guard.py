@@ -14,6 +14,7 @@ from functools import cache
 
 import numpy as np
 
+from pipeline.games.base import StepsLegalMoves, class_offers
 from pipeline.games.contract import call, check_mask, check_mover, check_planes, check_scores, ply_cap
 from pipeline.plumbing.clip import quoted
 from pipeline.plumbing.failures import GameFault
@@ -105,5 +106,5 @@ def guard(game):
 
 @cache
 def _guarded_class(cls: type) -> type:
-    offered = {"step_legal": Guarded._step_legal} if hasattr(cls, "step_legal") else {}  # only where it is
+    offered = {"step_legal": Guarded._step_legal} if class_offers(cls, StepsLegalMoves) else {}  # where it is
     return type(cls.__name__, (Guarded, cls), {"__module__": cls.__module__, **offered})
