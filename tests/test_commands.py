@@ -171,6 +171,7 @@ CONNECT4_FILE = str(ROOT / "pipeline" / "champions" / "connect4.ckpt")  # a file
         (["bench", "--batch", "0"], "error: --batch: expected a positive integer, got 0"),
         (["sweep", "--jobs", "0"], "error: --jobs: expected a positive integer, got 0"),
         (["export", "tictacmo", "."], "error: .: is a folder; expected the ONNX file to write"),
+        (["export", "tictacmo", "/sys/t.onnx"], "error: /sys/t.onnx: cannot be written"),  # no file, even for root
         (["sweep", "--play", "tictacmo", "--trials", "0"], "error: --trials: expected a positive integer, got 0"),
     ],
 )

@@ -14,7 +14,7 @@ from pathlib import Path
 from pipeline import champions
 from pipeline.commands.cli import command_parser
 from pipeline.harness.entry import entry_point
-from pipeline.plumbing.atomic import writable_target
+from pipeline.plumbing.atomic import can_write
 
 
 @entry_point
@@ -25,7 +25,7 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.target.is_dir():
         parser.error(f"{args.target}: is a folder; expected the ONNX file to write")
-    writable_target(args.target)  # a device or a named pipe there, refused before the export's work
+    can_write(args.target)  # a device, a named pipe or a folder not to be written: refused before the work
     from pipeline.commands.networks import local_game, trusted_game  # torch, after the arguments' errors
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
     from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint

@@ -59,6 +59,18 @@ def writable_target(path: Path | str) -> Path:
     return target
 
 
+def can_write(path: Path | str) -> Path:
+    """`writable_target`, and a file made and removed beside it: a folder the user may not write, or
+    a read-only disk, is one line before the command's work (an export ran for 8 s, then failed)."""
+    target = writable_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _new_temporary(target).unlink()
+    except OSError as err:
+        raise WriteError(f"{path}: cannot be written ({err.strerror or err})") from None
+    return target
+
+
 @contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
     """A temporary path beside `path`'s `writable_target`, renamed onto it when the block ends."""
