@@ -172,6 +172,8 @@ CONNECT4_FILE = str(ROOT / "pipeline" / "champions" / "connect4.ckpt")  # a file
         (["sweep", "--jobs", "0"], "error: --jobs: expected a positive integer, got 0"),
         (["export", "tictacmo", "."], "error: .: is a folder; expected the ONNX file to write"),
         (["export", "tictacmo", "/sys/t.onnx"], "error: /sys/t.onnx: cannot be written"),  # no file, even for root
+        (["export", "nosuchnet", "x.onnx"], "error: nosuchnet: neither a checkpoint file nor a shipped champion"),
+        (["compare", "--tracking-uri", "bogus://x"], "error: MLflow store bogus://x: unknown scheme bogus://"),
         (["sweep", "--play", "tictacmo", "--trials", "0"], "error: --trials: expected a positive integer, got 0"),
     ],
 )

@@ -6,9 +6,9 @@ table."""
 from pathlib import Path
 
 from pipeline.commands.cli import command_parser
-from pipeline.evaluation.run_comparison import comparison_rows, pipeline_runs, write_comparison
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import default_tracking_uri
+from pipeline.plumbing.stores import check_store
 
 
 @entry_point
@@ -21,7 +21,11 @@ def main(argv):
     parser.add_argument("--experiment", default="alphazero", help="the MLflow experiment (tracking.experiment)")
     parser.add_argument("--out", default="comparison", help="folder of compare.html, compare.md and curves.png")
     args = parser.parse_args(argv)
-    runs = pipeline_runs(args.tracking_uri or default_tracking_uri(), args.experiment, args.runs)
+    uri = args.tracking_uri or default_tracking_uri()
+    check_store(uri)  # a store that cannot be read is one line before MLflow and the plots are imported
+    from pipeline.evaluation.run_comparison import comparison_rows, pipeline_runs, write_comparison
+
+    runs = pipeline_runs(uri, args.experiment, args.runs)
     written = write_comparison(runs, Path(args.out), args.experiment)
     rows = comparison_rows(runs)
     for row in rows:

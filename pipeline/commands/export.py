@@ -25,12 +25,12 @@ def main(argv):
     args = parser.parse_args(argv)
     if args.target.is_dir():
         parser.error(f"{args.target}: is a folder; expected the ONNX file to write")
+    path = champions.resolve(args.checkpoint)
     can_write(args.target)  # a device, a named pipe or a folder not to be written: refused before the work
     from pipeline.commands.networks import local_game, trusted_game  # torch, after the arguments' errors
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
     from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
 
-    path = champions.resolve(args.checkpoint)
     load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
     spec = trusted_game(checkpoint_game(path), local_game(), path)  # a module the file names is not imported
     model, game = export_checkpoint(path, args.target, spec)

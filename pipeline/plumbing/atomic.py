@@ -60,12 +60,13 @@ def writable_target(path: Path | str) -> Path:
 
 
 def can_write(path: Path | str) -> Path:
-    """`writable_target`, and a file made and removed beside it: a folder the user may not write, or
-    a read-only disk, is one line before the command's work (an export ran for 8 s, then failed)."""
+    """`writable_target`, and a file made and removed in its folder, or in the nearest folder above it
+    that exists (nothing is made that the command would leave behind): a folder the user may not write,
+    or a read-only disk, is one line before the command's work (an export ran for 8 s, then failed)."""
     target = writable_target(path)
+    folder = next(folder for folder in target.parents if folder.exists())
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _new_temporary(target).unlink()
+        _new_temporary(folder / target.name).unlink()
     except OSError as err:
         raise WriteError(f"{path}: cannot be written ({err.strerror or err})") from None
     return target
