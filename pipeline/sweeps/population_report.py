@@ -19,7 +19,13 @@ from pipeline.config import Params  # noqa: E402
 from pipeline.plumbing.atomic import atomic_path, write_text  # noqa: E402
 from pipeline.sweeps.population import NETWORK, member_reports, schedule  # noqa: E402
 from pipeline.sweeps.space import is_integer  # noqa: E402
-from pipeline.sweeps.training_report import implied_values, save_figure, shown, write_best_params  # noqa: E402
+from pipeline.sweeps.training_report import (  # noqa: E402
+    implied_values,
+    param_value,
+    save_figure,
+    shown,
+    write_best_params,
+)
 
 CHAMPION = "champion"  # the best member after the last generation: champion.ckpt, champion_params.yaml
 LEADER = "leader"  # the best member so far, while the population runs: leader.ckpt, leader_params.yaml
@@ -135,7 +141,7 @@ def write_report(results, params: Params, params_path: Path, folder: Path, out: 
         f"`{network.name}` is its network after generation {int(best['generation'])} of {population.generations}; "
         f"`{settings.name}` is {params_path.name} with its latest settings:",
         "",
-        *[f"- `{path}`: {value}" for path, value in implied_values(params, values).items()],
+        *[f"- `{path}`: {param_value(value)}" for path, value in implied_values(params, values).items()],
         "",
         "Play it, measure it, train on from it:",
         "",
