@@ -218,7 +218,7 @@ def test_the_game_a_checkpoint_names_is_read_without_torch_and_without_running_i
     """`stored_game` lets a command check its arguments against a file's game before torch is imported; a
     pickle that names code to run is read as inert placeholders, and a damaged file is None (the full
     load's line then says why)."""
-    from pipeline.nets.stored_game import stored_game
+    from pipeline.nets.header import stored_game
 
     monkeypatch.chdir(tmp_path)
     game = make_game("tictacmo")

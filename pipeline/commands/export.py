@@ -13,7 +13,10 @@ from pathlib import Path
 
 from pipeline import champions
 from pipeline.commands.cli import command_parser
+from pipeline.commands.networks import file_game, local_game, trusted_game
+from pipeline.games import make_game
 from pipeline.harness.entry import entry_point
+from pipeline.nets.header import check_header
 from pipeline.plumbing.atomic import can_write
 
 
@@ -27,12 +30,14 @@ def main(argv):
         parser.error(f"{args.target}: is a folder; expected the ONNX file to write")
     path = champions.resolve(args.checkpoint)
     can_write(args.target)  # a device, a named pipe or a folder not to be written: refused before the work
-    from pipeline.commands.networks import local_game, trusted_game  # torch, after the arguments' errors
+    spec = file_game(path)  # a module the file names is not imported
+    check_header(path, make_game(spec) if spec else None)  # a damaged or misfit file: one line before torch
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
     from pipeline.nets.onnx_runtime import INPUT, OUTPUTS, export_checkpoint
 
-    load_checkpoint(path)  # a missing or damaged file is one line before its game is asked
-    spec = trusted_game(checkpoint_game(path), local_game(), path)  # a module the file names is not imported
+    if spec is None:  # a file the light reader cannot read: torch's reader says why
+        load_checkpoint(path)
+        spec = trusted_game(checkpoint_game(path), local_game(), path)
     model, game = export_checkpoint(path, args.target, spec)
     shape = " x ".join(map(str, game.observation_shape))
     print(f"{args.target}: {game.name}, {model.shape.blocks}x{model.shape.channels} SENet; "

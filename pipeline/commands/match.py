@@ -66,6 +66,7 @@ from pipeline.config import (
 from pipeline.games import Game, make_game
 from pipeline.harness.entry import UsageError, entry_point
 from pipeline.matches.arena import mixed_seatings, score_interval, seat_permutations
+from pipeline.nets.header import check_header
 
 MAX_MATCH_GAMES = 1_000_000  # games in one match: each keeps its record until the match ends
 
@@ -132,6 +133,8 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
             refuse_not_brought(player, game)
         except ValueError as err:
             raise UsageError(str(err)) from None
+    for path, _ in files.values():  # a missing, damaged or misfit file: one line before torch
+        check_header(path, game)
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint

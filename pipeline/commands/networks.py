@@ -18,7 +18,7 @@ from pipeline.games import OPENSPIEL_PREFIX, Game, make_game
 from pipeline.games.plugins import plugin_parts
 from pipeline.harness.tracking import default_tracking_uri, download_champion
 from pipeline.nets import CheckpointError
-from pipeline.nets.stored_game import stored_game
+from pipeline.nets.header import check_header, stored_game
 from pipeline.plumbing.clip import quoted
 from pipeline.plumbing.failures import UsageError
 
@@ -142,11 +142,13 @@ def _load(
     parser: argparse.ArgumentParser, path: Path, spec: str | None, refuse: Callable[[Game], None]
 ) -> tuple[Game, SENet]:
     """The game first, from `spec` or the file's own game read without torch, so that a game that cannot
-    be and arguments it cannot take are one line before torch's import; then the network, for that game."""
+    be, arguments it cannot take and a file that does not fit it are one line before torch's import;
+    then the network, for that game."""
     spec = file_game(path, spec)
     game = _game(parser, spec) if spec else None
     if game is not None:
         _refuse(parser, refuse, game)
+    check_header(path, game)
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
     if game is not None:

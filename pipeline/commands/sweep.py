@@ -186,7 +186,7 @@ def play_sweep(args) -> None:
     from pipeline.commands.networks import card_search, local_game, network_params, trusted_game
     from pipeline.config import PLAY_SHIPPED, load_params
     from pipeline.games import make_game
-    from pipeline.nets.stored_game import stored_game
+    from pipeline.nets.header import check_header, stored_game
     from pipeline.sweeps.space import check_space, panel_players, with_overrides
     from pipeline.sweeps.storage import open_storage, resolve_storage
 
@@ -197,11 +197,13 @@ def play_sweep(args) -> None:
     # need it. A file the light reader cannot read gets the full load's line.
     spec = stored_game(path)
     if spec is None:
+        check_header(path)  # a file the light reader refuses: one line before torch
         from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 
         load_checkpoint(path)
         spec = checkpoint_game(path)
     game = trusted_game(spec, load_params(args.params).game if args.params else local_game(), path)
+    check_header(path, make_game(game))  # a damaged or misfit file: one line before torch
     params = card_search(network_params(args.params, args.play, game), args.play)  # `shipped`: as its card says
     url = resolve_storage(args.storage, params)
     if not args.report_only:

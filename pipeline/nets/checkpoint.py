@@ -9,27 +9,22 @@ file, and loading the champion refuses weights that do not match it. A file's ga
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import io
 import logging
 import pickle
 import warnings
-import zipfile
 from pathlib import Path
 
 import torch
 import yaml
-from pydantic import ValidationError
 
-from pipeline.config.schema import NetworkParams, describe_error
 from pipeline.games.base import Game
-from pipeline.games.contract import MAX_ACTIONS, MAX_OBSERVATION, MAX_PLAYERS
 from pipeline.nets import CheckpointError
+from pipeline.nets.header import FORMAT, check_header, check_payload
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.plumbing.atomic import write_bytes
 
-FORMAT = 1
 DIGEST_KEY = "weights_sha256"
 # pipeline/champions, named by path: that package imports this floor's CheckpointError, so not imported here
 SHIPPED_FOLDER = Path(__file__).resolve().parents[1] / "champions"
@@ -73,13 +68,7 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
     """Load weights with `weights_only=True`; fail with one clear line on any mismatch, a network that
     does not fit `game` included."""
     path = Path(path)
-    if not path.exists():
-        raise CheckpointError(f"{path}: checkpoint not found")
-    if path.is_dir():
-        raise CheckpointError(f"{path}: is a folder; expected a checkpoint file")
-    if path.stat().st_size == 0:  # torch raises an EOFError without a message
-        raise CheckpointError(f"{path}: empty file, not a checkpoint")
-    _check_archive(path)
+    check_header(path, game, shape)  # what the file says, before torch reads its tensors
     try:
         with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before refusing it
             warnings.simplefilter("ignore")
@@ -88,17 +77,7 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
         raise CheckpointError(f"{path}: not a readable checkpoint (weights-only reader: {_refusal(err)})") from None
     except Exception as err:  # a damaged file fails anywhere in torch's reader (OSError, RuntimeError, ...)
         raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(err)})") from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not a checkpoint of this project (format {FORMAT} expected)")
-    if not isinstance(payload.get("game"), str) or not isinstance(payload.get("state_dict"), dict):
-        raise CheckpointError(f"{path}: damaged checkpoint (no game name or no weights)")
-    if game is not None and payload["game"] != game.name:
-        raise CheckpointError(f"{path}: trained for game {payload['game']!r}, but {game.name!r} was asked for")
-    stored = _stored_shape(path, payload.get("shape"))
-    if game is not None:
-        check_fits(path, stored, game)
-    if shape is not None and stored != shape:
-        raise CheckpointError(f"{path}: network shape {stored} does not match the expected {shape}")
+    stored = check_payload(path, payload, game, shape)  # again: torch's older formats, which only it reads
     _check_digest(path, payload)
     if bad := next(
         (k for k, v in payload["state_dict"].items() if torch.is_tensor(v) and not v.isfinite().all()), None
@@ -111,39 +90,6 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
         raise CheckpointError(f"{path}: weights do not fit the recorded shape ({_first_line(err)})") from None
     model.eval()
     return model
-
-
-def _check_archive(path: Path) -> None:
-    """torch.save stores a checkpoint's members uncompressed, so what the reader inflates is bounded by
-    the file's own size: a compressed member (a 5 MB file that inflated to 1 GB) or one whose header
-    claims more bytes than it holds is refused before torch allocates for it. A file that is no zip
-    archive goes on to torch's reader, which says what it is not."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            members = archive.infolist()
-    except (zipfile.BadZipFile, OSError, ValueError):
-        return
-    for member in members:
-        if member.compress_type != zipfile.ZIP_STORED:
-            raise CheckpointError(f"{path}: {member.filename} is compressed; torch.save writes none; refused")
-        if member.file_size != member.compress_size:
-            raise CheckpointError(f"{path}: {member.filename} says {member.file_size:,} bytes and holds "
-                                  f"{member.compress_size:,}: damaged checkpoint")  # fmt: skip
-    if sum(member.file_size for member in members) > path.stat().st_size:
-        raise CheckpointError(f"{path}: its members say more bytes than the file holds: damaged checkpoint")
-
-
-def check_fits(path: Path, shape: NetworkShape, game: Game) -> None:
-    """A network plays only a game whose seats, actions and planes it has: the recorded shape is data a
-    file can get wrong, and a one-seat network on a two-seat game played on with one value for both."""
-    expected = NetworkShape.for_game(game, shape.blocks, shape.channels, shape.se_reduction)
-    misfits = [
-        f"{name} {getattr(shape, name)} where {game.name} has {getattr(expected, name)}"
-        for name in ("num_players", "num_actions", "in_channels", "rows", "cols")
-        if getattr(shape, name) != getattr(expected, name)
-    ]
-    if misfits:
-        raise CheckpointError(f"{path}: the network does not fit the game: {'; '.join(misfits)}")
 
 
 def _check_digest(path: Path, payload: dict) -> None:
@@ -190,46 +136,6 @@ def _refusal(err: Exception) -> str:
     file that may run code."""
     lines = (line.strip() for line in str(err).splitlines())
     return next((line for line in lines if line and not line.startswith(_TORCH_ADVICE)), "not weights only")
-
-
-def _stored_shape(path: Path, shape) -> NetworkShape:
-    """The recorded shape; one saved before networks read constant planes as a vector has none (0), one
-    saved before score heads has none (false)."""
-    names = [field.name for field in dataclasses.fields(NetworkShape)]
-    sizes = [name for name in names if name not in ("constant_planes", "score_head")]
-    if isinstance(shape, dict):
-        shape = {"constant_planes": 0, "score_head": False, **shape}
-    if not (
-        isinstance(shape, dict)
-        and sorted(shape) == sorted(names)
-        and all(type(shape[name]) is int and shape[name] >= 1 for name in sizes)
-        and type(shape["constant_planes"]) is int
-        and 0 <= shape["constant_planes"] < shape["in_channels"]
-        and type(shape["score_head"]) is bool
-    ):
-        raise CheckpointError(
-            f"{path}: damaged checkpoint (shape must give positive integers {', '.join(sizes)},"
-            " constant_planes from 0 to fewer than in_channels and score_head true or false)"
-        )
-    _check_sizes(path, shape)
-    return NetworkShape(**shape)
-
-
-def _check_sizes(path: Path, shape: dict) -> None:
-    """A recorded shape within the limits params and games have, checked before a network of that shape
-    is built: a 346 KB file saying 100,000 blocks of 4,096 channels asked for gigabytes."""
-    try:
-        NetworkParams(blocks=shape["blocks"], channels=shape["channels"], se_reduction=shape["se_reduction"])
-    except ValidationError as err:
-        raise CheckpointError(f"{path}: recorded shape: {describe_error(err.errors()[0])}") from None
-    planes = shape["in_channels"] * shape["rows"] * shape["cols"]
-    for name, size, most in (
-        ("in_channels x rows x cols", planes, MAX_OBSERVATION),
-        ("num_actions", shape["num_actions"], MAX_ACTIONS),
-        ("num_players", shape["num_players"], MAX_PLAYERS),
-    ):
-        if size > most:
-            raise CheckpointError(f"{path}: recorded shape: {name} {size:,} is over {most:,}; not a network of a game")
 
 
 def _first_line(err: Exception) -> str:
