@@ -128,13 +128,44 @@ def test_a_lying_checkpoint_is_one_line_before_torch_is_imported(tmp_path, argv)
     from pathlib import Path
 
     misfit = _misfit(tmp_path, num_players=1)
+    _nan(tmp_path, torch.float32)
     with zipfile.ZipFile(misfit) as source, zipfile.ZipFile(tmp_path / "bomb.ckpt", "w") as bomb:
         for member in source.infolist():
             bomb.writestr(member.filename, source.read(member), compress_type=zipfile.ZIP_DEFLATED)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    for path, message in ((misfit, "num_players 1 where connect4 has 2"), ("bomb.ckpt", "is compressed")):
+    lies = {misfit: "num_players 1 where connect4 has 2", "bomb.ckpt": "is compressed", "nan.ckpt": "hold NaN"}
+    for path, message in lies.items():
         command = [sys.executable, "-c", NO_TORCH, *(path if word == "FILE" else word for word in argv)]
         done = subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert done.returncode == 1 and done.stdout == "False\n", (done.stdout, done.stderr)
         assert len(done.stderr.splitlines()) == 1 and message in done.stderr, done.stderr
     assert not (tmp_path / "n.onnx").exists()
+
+
+def _nan(tmp_path, dtype) -> str:
+    """A Connect-4 checkpoint whose first weight is NaN, its weights stored as `dtype`."""
+    model = SENet(NetworkShape.for_game(make_game("connect4"), 1, 8, 2))
+    with torch.no_grad():
+        next(model.parameters())[0] = float("nan")
+    _save_as(model, dtype, tmp_path / "nan.ckpt")
+    return str(tmp_path / "nan.ckpt")
+
+
+def _save_as(model, dtype, path) -> None:
+    """A checkpoint of `model` with its float weights stored as `dtype` (torch.save, as a user's tool may)."""
+    save_checkpoint(path, model, "connect4")
+    payload = torch.load(path, weights_only=True)
+    payload["state_dict"] = {k: v.to(dtype) if v.is_floating_point() else v for k, v in payload["state_dict"].items()}
+    del payload["weights_sha256"]
+    torch.save(payload, path)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+def test_weights_that_are_not_finite_are_found_in_the_header_in_every_float_type(tmp_path, dtype):
+    from pipeline.nets.header import check_header
+
+    with pytest.raises(CheckpointError, match="weights stem.weight hold NaN or infinite values"):
+        check_header(_nan(tmp_path, dtype))
+    model = SENet(NetworkShape.for_game(make_game("connect4"), 1, 8, 2))
+    _save_as(model, dtype, tmp_path / "fine.ckpt")
+    assert check_header(tmp_path / "fine.ckpt") == model.shape

@@ -151,6 +151,8 @@ CONNECT4_FILE = str(ROOT / "pipeline" / "champions" / "connect4.ckpt")  # a file
         (["match", "tictacmo", ""], "error: '': neither a checkpoint file nor a baseline"),
         (["match", "greedy", "random"], "error: greedy: A is a baseline; give the game to play with --game"),
         (["match", "tictacmo", "random", "--games-per-seating", "0"], "error: --games-per-seating"),
+        (["match", "kingdomino", "random", "--games-per-seating", "10000000"], "x 14 seatings of kingdomino"),
+        (["match", "tictacmo", "tictacmo", "--second-params", "no.yaml"], "error: no.yaml: file not found"),
         (["match", "no-such", "random"], "error: no-such: neither a checkpoint file nor a shipped champion"),
         (["match", "tictacmo", "random", "--game", "chess"], "error: unknown game 'chess'"),
         (["match", "best", "random"], "error: best: metrics/summary.json: No such file or directory"),

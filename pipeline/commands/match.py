@@ -135,6 +135,8 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
             raise UsageError(str(err)) from None
     for path, _ in files.values():  # a missing, damaged or misfit file: one line before torch
         check_header(path, game)
+    if game is not None:  # a params file of another game or too many games: one line before torch
+        searches, table = match_plan(args, first_player, spec, game)
     from pipeline.agents.recipes import champion_player, head_to_head_player
     from pipeline.matches.workers import Workers, play_match
     from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
@@ -144,8 +146,8 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
         spec = spec or trusted_game(checkpoint_game(first), local_game(), first)
     if game is None:
         game = game_named(spec)
-    params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
-    searches = {"first": params, "second": second_search(args.second_params, game) if args.second_params else params}
+        searches, table = match_plan(args, first_player, spec, game)
+    params = searches["first"]
     seconds = args.move_time or 0.0
     simulations = args.simulations or (TIMED_SIMULATIONS if seconds else params.search.simulations)
     against_network = second.kind == NETWORK and first_player.kind == NETWORK
@@ -162,14 +164,6 @@ def play(args, first_player: PlayerName, second: PlayerName) -> None:
             except ValueError as err:
                 raise UsageError(f"{player.text}: {err}") from None
             specs.append(baseline)
-    table = (
-        seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
-    )
-    if len(table) * args.games_per_seating > MAX_MATCH_GAMES:  # a record a game is kept: gigabytes past it
-        raise UsageError(
-            f"--games-per-seating: {args.games_per_seating:,} x {len(table)} seatings of {game.name} is over "
-            f"{MAX_MATCH_GAMES:,} games; expected at most {MAX_MATCH_GAMES // len(table):,} a seating"
-        )
     timed = any(spec.play.seconds > 0 for spec in specs)
     result = play_match(
         game.name,
@@ -202,6 +196,22 @@ def score_line(summary: dict) -> str:
     if "wins" in summary:
         line += f"; alone at the table: wins {summary['wins']}, ties {summary['ties']}, losses {summary['losses']}"
     return line
+
+
+def match_plan(args, first_player, spec: str, game: Game) -> tuple[dict[str, Params], list]:
+    """Each side's params (A's from `--params` or its network's own, B's from `--second-params` or A's)
+    and the seatings, each played `--games-per-seating` times."""
+    params = network_params(args.params, args.first if first_player.kind == NETWORK else None, spec)
+    searches = {"first": params, "second": second_search(args.second_params, game) if args.second_params else params}
+    table = (
+        seat_permutations([0] + [1] * (game.num_players - 1)) if args.first_alone else mixed_seatings(game.num_players)
+    )
+    if len(table) * args.games_per_seating > MAX_MATCH_GAMES:  # a record a game is kept: gigabytes past it
+        raise UsageError(
+            f"--games-per-seating: {args.games_per_seating:,} x {len(table)} seatings of {game.name} is over "
+            f"{MAX_MATCH_GAMES:,} games; expected at most {MAX_MATCH_GAMES // len(table):,} a seating"
+        )
+    return searches, table
 
 
 def second_search(path: str, game: Game) -> Params:

@@ -79,7 +79,7 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
         raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(err)})") from None
     stored = check_payload(path, payload, game, shape)  # again: torch's older formats, which only it reads
     _check_digest(path, payload)
-    if bad := next(
+    if bad := next(  # again: the files only torch's reader reads (`check_header` read the others' with numpy)
         (k for k, v in payload["state_dict"].items() if torch.is_tensor(v) and not v.isfinite().all()), None
     ):
         raise CheckpointError(f"{path}: weights {bad} hold NaN or infinite values (a training that diverged?)")

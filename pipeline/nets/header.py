@@ -17,6 +17,7 @@ import pickle
 import zipfile
 from pathlib import Path
 
+import numpy as np
 from pydantic import ValidationError
 
 from pipeline.config.schema import NetworkParams, describe_error
@@ -43,6 +44,26 @@ class _Inert:
         pass
 
 
+@dataclasses.dataclass(frozen=True)
+class _StorageType:
+    """A torch storage class a pickle names (`torch.FloatStorage`): only its name is kept."""
+
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tensor:
+    """A tensor as the pickle records it: the archive member holding its storage, and that storage's
+    element type; enough to read its numbers without torch."""
+
+    key: str
+    storage: str
+
+
+def _rebuild_tensor(storage, *args) -> _Tensor | _Inert:
+    return storage if isinstance(storage, _Tensor) else _Inert()
+
+
 class _Unpickler(pickle.Unpickler):
     """Records whether the pickle names anything but torch's own builders: such a file is left to
     torch's weights-only reader, whose refusal names what it would have run."""
@@ -52,11 +73,22 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module, name):
         if (module, name) == ("collections", "OrderedDict"):
             return collections.OrderedDict
+        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+            return _rebuild_tensor
+        if module == "torch" and name.endswith("Storage"):
+            return _StorageType(name)
         self.foreign = self.foreign or module.split(".")[0] != "torch"
         return _Inert
 
     def persistent_load(self, pid):
+        """torch.save's reference to a storage: ('storage', its class, archive key, device, elements)."""
+        if isinstance(pid, tuple) and len(pid) == 5 and isinstance(pid[1], _StorageType) and isinstance(pid[2], str):
+            return _Tensor(pid[2], pid[1].name)
         return None
+
+
+# Storage classes whose numbers can be NaN, as numpy reads their bytes (bfloat16: the top half of a float32)
+FLOAT_STORAGES = {"FloatStorage": "<f4", "DoubleStorage": "<f8", "HalfStorage": "<f2", "BFloat16Storage": "<u2"}
 
 
 def check_header(path: Path, game: Game | None = None, shape: NetworkShape | None = None) -> NetworkShape | None:
@@ -72,7 +104,11 @@ def check_header(path: Path, game: Game | None = None, shape: NetworkShape | Non
     if path.stat().st_size == 0:
         raise CheckpointError(f"{path}: empty file, not a checkpoint")
     payload, foreign = _read_payload(path)
-    return None if payload is None or foreign else check_payload(path, payload, game, shape)
+    if payload is None or foreign:
+        return None
+    stored = check_payload(path, payload, game, shape)
+    _check_finite(path, payload["state_dict"])
+    return stored
 
 
 def stored_game(path: Path) -> str | None:
@@ -114,6 +150,29 @@ def check_fits(path: Path, shape: NetworkShape, game: Game) -> None:
     ]
     if misfits:
         raise CheckpointError(f"{path}: the network does not fit the game: {'; '.join(misfits)}")
+
+
+def _check_finite(path: Path, weights: dict) -> None:
+    """NaN or infinite weights (a training that diverged), read from the archive's storages with numpy."""
+    tensors = {name: value for name, value in weights.items() if isinstance(value, _Tensor)}
+    with zipfile.ZipFile(path) as archive:
+        folder = next(i.filename for i in archive.infolist() if i.filename.endswith("/data.pkl"))[: -len("data.pkl")]
+        names = set(archive.namelist())
+        for name, tensor in tensors.items():
+            dtype, member = FLOAT_STORAGES.get(tensor.storage), f"{folder}data/{tensor.key}"
+            if dtype is None or member not in names:
+                continue  # integers cannot be NaN; a missing storage is torch's reader's line
+            try:
+                data = archive.read(member)
+            except zipfile.BadZipFile:  # bytes changed since written: the weights' digest says so
+                continue
+            if len(data) % np.dtype(dtype).itemsize:
+                continue  # a cut storage: torch's reader's line
+            numbers = np.frombuffer(data, dtype=dtype)
+            if dtype == "<u2":
+                numbers = (numbers.astype(np.uint32) << 16).view(np.float32)
+            if not np.isfinite(numbers).all():
+                raise CheckpointError(f"{path}: weights {name} hold NaN or infinite values (a training that diverged?)")
 
 
 def _read_payload(path: Path) -> tuple[object, bool]:
