@@ -281,3 +281,32 @@ def test_a_file_of_millions_of_values_under_the_size_cap_is_refused_by_its_count
     path.write_text("game: tictacmo\nx:\n" + "".join(f"  - {i}\n" for i in range(300_000)))  # 3 MB
     with pytest.raises(ConfigError, match=rf"^{path}: more than 100,000 values; expected a params file$"):
         load_params(path)
+
+
+def _params_named(section: dict, prefix: str = "") -> set[str]:
+    """Every dotted key of a params mapping, sections and leaves."""
+    keys = set()
+    for key, value in section.items():
+        keys.add(prefix + key)
+        if isinstance(value, dict):
+            keys |= _params_named(value, f"{prefix}{key}.")
+    return keys
+
+
+FULL_EXAMPLES = sorted(
+    p.name for p in (ROOT / "examples").glob("*.yaml") if "not named here takes its default" not in p.read_text()
+)
+
+
+@pytest.mark.parametrize("name", FULL_EXAMPLES)
+def test_an_example_params_file_runs_under_dvc_repro_as_the_readme_copies_it(name):
+    """`cp examples/connect4.yaml params.yaml && dvc repro` (README, "Long runs"): DVC refuses a params file
+    that lacks a key a stage declares (examples without `teacher` stopped at `init`). An example that
+    names only some params says so in its header and is for `sweep --params`, where the rest default."""
+    declared = {
+        str(param)
+        for stage in yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"].values()
+        for param in (stage.get("do") or stage).get("params", [])
+    }
+    missing = sorted(declared - _params_named(yaml.safe_load((ROOT / "examples" / name).read_text())))
+    assert not missing, f"examples/{name} lacks {missing}"
