@@ -233,9 +233,21 @@ def test_ctrl_c_ends_with_one_line_and_status_130(tmp_path, monkeypatch, capsys,
     else:
         main, argv = analyse.main, [checkpoint]
     status, out, err = run(main, argv, InterruptedInput("5\n"), monkeypatch, capsys)
-    assert status == 130 and err.strip().startswith("interrupted") and len(err.strip().splitlines()) == 1
-    if command == "analyse":  # at a terminal a line is answered as soon as it is typed, not after Ctrl-D
+    assert status == 130 and err.strip().splitlines()[-1].startswith("interrupted") and "Traceback" not in err
+    if command == "analyse":  # at a terminal: what to type first; a line is answered as soon as it is typed
+        assert (
+            err.splitlines()[0]
+            == "one position a line: its moves from the start (`5 6`), an empty line the start; Ctrl-D ends"
+        )
         assert out.startswith("5  seat 1 to move  move ")
+    else:
+        assert len(err.strip().splitlines()) == 1
+
+
+def test_a_person_leaves_a_game_with_quit(tmp_path, monkeypatch, capsys):
+    checkpoint = tiny_checkpoint(tmp_path / "ttt.ckpt", "tictactoe")
+    status, out, err = run(play.main, [checkpoint, "--seats", "human,az:4"], "5\nQuit\n", monkeypatch, capsys)
+    assert (status, err) == (0, "") and out.splitlines()[-1] == "seat 0 (human) left the game at move 3"
 
 
 def test_an_empty_checkpoint_file_is_one_error_line(tmp_path, monkeypatch, capsys):

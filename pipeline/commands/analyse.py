@@ -41,7 +41,7 @@ from pipeline.commands.networks import add_network_arguments, load_network, netw
 from pipeline.config import MAX_SIDE_BY_SIDE, MAX_SIMULATIONS
 from pipeline.games import Game, IllegalMove
 from pipeline.games.base import joins_moves
-from pipeline.games.moves import read_position
+from pipeline.games.moves import example_line, read_position
 from pipeline.harness.entry import entry_point
 from pipeline.plumbing.clip import clip
 from pipeline.search.analysis import analyse
@@ -90,6 +90,11 @@ def main(argv):
 
     config = search_config(network_params(args.params, args.checkpoint, game.name))
     evaluator = NetworkEvaluator(game, model, runtime=config.runtime, device=config.device)
+    if sys.stdin.isatty():  # a person who typed the command alone: what to type, and how to end
+        example = example_line(game)
+        shown = f" (`{example}`)" if example else ""
+        print(f"one position a line: its moves from the start{shown}, an empty line the start; Ctrl-D ends",
+              file=sys.stderr, flush=True)  # fmt: skip
     failed = answer_lines(game, evaluator, batch, args.simulations, args.json, config)
     if failed:
         sys.exit(1)

@@ -42,6 +42,9 @@ if TYPE_CHECKING:
     from pipeline.search import SearchConfig
 
 
+QUIT_WORDS = ("quit", "exit")  # no game's notation writes a move so
+
+
 class HumanAgent:
     """A person at the terminal behind the `Agent` interface, so the game loop treats every seat alike."""
 
@@ -56,12 +59,15 @@ class HumanAgent:
         print(self.game.render(self.state))
         print(f"You are {seat_label(self.game, self.seat)}.")
         while True:
-            print(f"{self.name} to move [{legal}]: ", end="", flush=True)
+            print(f"{self.name} to move [{legal}] (or quit): ", end="", flush=True)
             line = sys.stdin.readline()
             if not line:
                 raise SystemExit("error: the input ended before the game did")
             if not sys.stdin.isatty():
                 print(line.strip())  # piped moves read like a transcript
+            if line.strip().lower() in QUIT_WORDS:
+                print(f"{self.name} left the game at move {self.game.ply(self.state) + 1}")
+                raise SystemExit(0)
             try:
                 return [(self.game.parse_move(self.state, line), None)]
             except IllegalMove as err:

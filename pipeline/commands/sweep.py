@@ -1,8 +1,11 @@
-"""An Optuna study of the search params that make the strongest agent for a fixed compute budget:
+"""Tuning, three ways (docs/tuning.md): an Optuna study of the training settings that make the strongest
+agent for a fixed compute budget (`sweep`); of how a trained network searches at play time (`sweep --play
+NETWORK`); or population-based training, settings tuned while the networks train (`sweep --population`).
+
 `python -m pipeline sweep [--params F] [--storage URL] [--trials N] [--jobs J] [--confirm] [--report-only]
-[--versus-baseline G]` (docs/tuning.md; the study itself: `pipeline/sweeps/study.py`). With `--confirm`
-the study's top settings and its baseline are trained again from fresh seeds and played head to head;
-the report then recommends what survived (`pipeline/sweeps/confirmation.py`).
+[--versus-baseline G]` (the study itself: `pipeline/sweeps/study.py`). With `--confirm` the study's top
+settings and its baseline are trained again from fresh seeds and played head to head; the report then
+recommends what survived (`pipeline/sweeps/confirmation.py`).
 
 Storage: `--storage`, else `sweep.storage`, else `$OPTUNA_STORAGE`, else `sqlite:///<project>/sweep.db`.
 Running the command again, here or on other machines, adds workers or resumes; the report (best params,
@@ -58,7 +61,8 @@ def main(argv):
     parser.add_argument(
         "--confirm",
         action="store_true",
-        help="re-train the top settings and the baseline from fresh seeds (sweep.confirm) and play them head to head",
+        help="re-train the top settings and the baseline from fresh seeds (sweep.confirm) and play them head to "
+        "head; with --play: play the top settings and the shipped one again on fresh seeds",
     )
     parser.add_argument("--report-only", action="store_true", help="write the report of the study as it stands")
     parser.add_argument(

@@ -40,3 +40,24 @@ def read_position(game: Game, line: str):
     if game.is_terminal(state):
         raise IllegalMove("the game is over: nothing to analyse")
     return moves, state
+
+
+def example_line(game: Game) -> str:
+    """Two opening moves written as `read_position` reads them (`8 3`, `44`): the hint a person at a
+    terminal gets; empty where the game's first moves cannot be written so."""
+    state, moves = game.initial_state(), []
+    for _ in range(2):
+        legal = game.legal_actions(state)
+        if game.is_terminal(state) or not legal:
+            break
+        action = legal[len(legal) // 2]
+        moves.append(game.format_move(action))
+        state, chance = game.step(state, action, np.random.default_rng(0))
+        if chance is not None:
+            break
+    line = ("" if joins_moves(game) else " ").join(moves)
+    try:
+        read_position(game, line)
+    except IllegalMove:
+        return ""
+    return line
