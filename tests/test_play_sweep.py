@@ -247,6 +247,15 @@ def test_the_docs_first_play_time_study_runs_as_written(tmp_path):
     assert "importances.png" in report or "Importances and slices are left out" in report
     study = optuna.load_study(study_name="first-play", storage=f"sqlite:///{tmp_path / 'sweep.db'}")
     assert study.metric_names == ["score"]  # optuna-dashboard's label, not "Objective 0"
+    import mlflow  # the study's parent run: the recommendation as a tag, its headline alone as metrics
+
+    confirmed = json.loads((tmp_path / "sweeps" / "first-play" / "play_confirmation.json").read_text())
+    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    parents = mlflow.search_runs(search_all_experiments=True, output_format="list",
+                                 filter_string="tags.confirmed_setting != ''")  # fmt: skip
+    assert [run.data.tags["confirmed_setting"] for run in parents] == [confirmed["recommended"]]
+    assert set(parents[0].data.metrics) <= {"confirmed_score", "confirmed_ci95_low", "confirmed_ci95_high",
+                                             "confirmed_difference", "confirmed_difference_ci95_low"}  # fmt: skip
 
 
 def test_a_read_only_store_is_one_line(tmp_path, monkeypatch, capsys):

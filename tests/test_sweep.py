@@ -168,7 +168,8 @@ def test_confirmation_retrains_the_top_settings_from_fresh_seeds_and_recommends_
     expected = best.params["search.c_puct"] if figures["recommended"] == setting else 3.0
     assert recommended.search.c_puct == pytest.approx(expected)
     parent = sweep_runs(tmp_path, "tiny")[1][0]
-    assert f"confirm_trial_{best.number}_score" in parent.data.metrics  # the effect, on the study's run
+    assert parent.data.tags["confirmed_setting"] == figures["recommended"]  # the effect, on the study's run
+    assert ("confirmed_score" in parent.data.metrics) == (figures["recommended"] != "baseline")
 
 
 def test_ablation_retrains_the_best_setting_with_each_tuned_param_put_back_and_never_recommends_it(tmp_path):

@@ -32,6 +32,7 @@ from pipeline.commands.cli import command_parser, refuse_outside
 from pipeline.config import MAX_GAMES, MAX_WORKERS
 from pipeline.harness.entry import UsageError, entry_point
 
+CONFIRMED_SETTING = "confirmed_setting"  # the parent run's tag: the setting a confirmation recommends
 # Optuna, MLflow and torch are imported by the functions below, after every argument's one-line error:
 # their imports take seconds on a loaded machine.
 
@@ -114,17 +115,17 @@ def training_sweep(args) -> None:
         failed = run(args, params_path, url, trials, prepare)
     study = open_study(params, open_storage(url))
     out = Path(args.out or Path("sweeps") / params.sweep_study())
-    metrics = {}
+    metrics, tags = {}, {}
     if args.confirm and not failed:
         figures = confirmation.confirm(params, confirmation.open_confirmation(open_storage(url), study.study_name))
         write_json(out / CONFIRMED, figures)
-        metrics = confirmation.metrics(figures)
+        metrics, tags = confirmation.metrics(figures), {CONFIRMED_SETTING: figures["recommended"]}
     if args.versus_baseline:
         versus = versus_baseline(study, params, args.versus_baseline)
         write_json(out / VERSUS, versus)
         metrics |= {f"versus_baseline_{key}": versus[key] for key in ("score", "ci95_low", "ci95_high")}
     report = write_report(study, params, Path(params_path), out)
-    finish(params, study, url, metrics, out, report, failed)
+    finish(params, study, url, metrics, out, report, failed, tags)
 
 
 def run(args, source, url: str, trials: int, prepare, objective=None) -> list[str]:
@@ -140,10 +141,10 @@ def run(args, source, url: str, trials: int, prepare, objective=None) -> list[st
     return run_workers(source, url, trials, args.worker, args.jobs, prepare, objective)
 
 
-def finish(params, study, url: str, metrics: dict, out: Path, report: Path, failed: list[str]) -> None:
+def finish(params, study, url: str, metrics: dict, out: Path, report: Path, failed: list[str], tags=None) -> None:
     from pipeline.sweeps.workers import publish_report
 
-    publish_report(params, study, url, metrics, out)
+    publish_report(params, study, url, metrics, out, tags)
     print(f"report: {report}")
     if failed:  # the report shows the study as it stands; a re-run finishes it
         raise SystemExit("error: " + "; ".join(failed) + "; run the command again to finish the study")
@@ -234,13 +235,13 @@ def play_sweep(args) -> None:
         failed = run(args, params, url, trials, prepare, objective)
     study = play.open_play_study(params, open_storage(url), network)
     out = Path(args.out or Path("sweeps") / study.study_name)
-    metrics = {}
+    metrics, tags = {}, {}
     if args.confirm and not failed:
         figures = play.confirm(params, play.open_confirmation(open_storage(url), study.study_name))
         write_json(out / play.CONFIRMED, figures)
-        metrics = play.metrics(figures)
+        metrics, tags = play.metrics(figures), {CONFIRMED_SETTING: figures["recommended"]}
     report = play_report.write_report(study, params, args.play, out)
-    finish(params, study, url, metrics, out, report, failed)
+    finish(params, study, url, metrics, out, report, failed, tags)
 
 
 if __name__ == "__main__":

@@ -539,13 +539,17 @@ def download_run_artifact(params: Params, run_id: str, name: str, directory: Pat
     return Path(_client(params).download_artifacts(run_id, name, str(directory)))
 
 
-def log_to_run(params: Params, run_id: str, metrics: dict[str, float], folder: Path | None = None) -> None:
-    """Metrics, and every finished file of `folder` as artifacts, on an existing run (a sweep's parent).
-    File by file, skipping the hidden temporary names of writes in progress: another worker may be
-    rewriting the same report folder at this moment."""
+def log_to_run(
+    params: Params, run_id: str, metrics: dict[str, float], folder: Path | None = None, tags: dict | None = None
+) -> None:
+    """Metrics, tags, and every finished file of `folder` as artifacts, on an existing run (a sweep's
+    parent). File by file, skipping the hidden temporary names of writes in progress: another worker may
+    be rewriting the same report folder at this moment."""
     client = _client(params)
     for key, value in metrics.items():
         client.log_metric(run_id, key, float(value))
+    for key, value in (tags or {}).items():
+        client.set_tag(run_id, key, str(value))
     if folder is not None:
         for path in sorted(Path(folder).iterdir()):
             if path.is_file() and not path.name.startswith("."):

@@ -225,9 +225,8 @@ def confirm(params: Params, confirm_study: optuna.Study) -> dict:
 
 
 def metrics(figures: dict) -> dict[str, float]:
-    """The confirmation's headline for the study's MLflow parent: each candidate's score and interval."""
-    out = {}
-    for setting, result in figures["candidates"].items():
-        name = setting.replace(" ", "_")
-        out |= {f"confirm_{name}_{key}": result[key] for key in ("score", "ci95_low", "ci95_high", "panel")}
-    return out
+    """The confirmation's headline for the study's MLflow parent: the recommended setting's score against
+    the baseline, none where the baseline stays (every candidate's row is in the report's JSON, an
+    artifact of the same run)."""
+    row = figures["candidates"].get(figures["recommended"], {})
+    return {f"confirmed_{key}": row[key] for key in ("score", "ci95_low", "ci95_high", "panel") if key in row}

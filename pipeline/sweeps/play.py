@@ -348,11 +348,9 @@ def _difference(scores: dict[str, list[float]], shipped: dict[str, list[float]])
 
 
 def metrics(figures: dict) -> dict[str, float]:
-    """The confirmation's headline for the study's MLflow parent: each setting's score and difference."""
-    out = {}
-    for setting, row in figures["settings"].items():
-        name = setting.replace(" ", "_")
-        out |= {f"confirm_{name}_{key}": row[key] for key in ("score", "ci95_low", "ci95_high")}
-        if "difference" in row:
-            out |= {f"confirm_{name}_{key}": row[key] for key in ("difference", "difference_ci95_low")}
-    return out
+    """The confirmation's headline for the study's MLflow parent: the recommended setting's score and
+    its difference from the shipped one (every setting's row is in the report's JSON, an artifact of the
+    same run, where one-time figures belong rather than in charts of one point each)."""
+    row = figures["settings"][figures["recommended"]]
+    keys = ("score", "ci95_low", "ci95_high", "difference", "difference_ci95_low")
+    return {f"confirmed_{key}": row[key] for key in keys if key in row}

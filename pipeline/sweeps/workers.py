@@ -104,12 +104,14 @@ def optimize_one(study: optuna.Study, objective) -> None:
         log.warning("a trial this worker played was failed meanwhile as lost, and is retried: its result is dropped")
 
 
-def publish_report(params: Params, study: optuna.Study, storage_url: str, metrics: dict, folder: Path) -> None:
-    """The report's files and `metrics` on the study's parent run. With no trial running, the parent
-    ends FINISHED (a `--report-only` on a new study included); a worker that resumes the study runs it
-    again."""
+def publish_report(
+    params: Params, study: optuna.Study, storage_url: str, metrics: dict, folder: Path, tags: dict | None = None
+) -> None:
+    """The report's files, `metrics` and `tags` on the study's parent run. With no trial running, the
+    parent ends FINISHED (a `--report-only` on a new study included); a worker that resumes the study runs
+    it again."""
     parent = parent_run(params, study, storage_url)
-    log_to_run(params, parent, metrics, folder)
+    log_to_run(params, parent, metrics, folder, tags)
     if not running_trials(study):
         set_run_status(params, parent, "FINISHED")
 
