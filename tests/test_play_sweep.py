@@ -256,6 +256,9 @@ def test_the_docs_first_play_time_study_runs_as_written(tmp_path):
     assert [run.data.tags["confirmed_setting"] for run in parents] == [confirmed["recommended"]]
     assert set(parents[0].data.metrics) <= {"confirmed_score", "confirmed_ci95_low", "confirmed_ci95_high",
                                              "confirmed_difference", "confirmed_difference_ci95_low"}  # fmt: skip
+    blocks = mlflow.search_runs(search_all_experiments=True, output_format="list",
+                                filter_string="tags.confirm_setting != ''")  # fmt: skip
+    assert blocks and all(run.data.params for run in blocks)  # each block's setting, to compare them by
 
 
 def test_a_read_only_store_is_one_line(tmp_path, monkeypatch, capsys):

@@ -283,6 +283,7 @@ class ConfirmationUnit:
         with child_run(self.params, lambda client: self.parent_run, f"{setting} vs {opponent} #{block}", tags,
                        mirror=False) as run:  # fmt: skip
             trial.set_user_attr(RUN_ID, run.run_id)
+            run.log_params(json.loads(unit[VALUES]))  # the setting's values, as its trial's run has them
             k = opponents(self.params).index(opponent)
             size = block_games(self.params.sweep.play.min_games, len(self.table.orders))
             scores = self.table.play(json.loads(unit[VALUES]), opponent,
