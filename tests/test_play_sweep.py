@@ -278,3 +278,14 @@ def test_a_read_only_store_is_one_line(tmp_path, monkeypatch, capsys):
         and error[-1] == "error: store: (sqlite3.OperationalError) attempt to write a readonly database"
     )
     assert not any(line.startswith("Traceback") for line in error)
+
+
+def test_the_paste_block_says_when_the_study_searched_another_budget():
+    """The study of examples/first-play-sweep.yaml searches 25 simulations a move, the network's params 50:
+    the block keeps the network's own budget and says what the study ran at."""
+    from pipeline.sweeps.play_report import search_block
+
+    params = load_params(ROOT / "examples" / "first-play-sweep.yaml")
+    block = search_block(params, {"search.c_puct": 1.5})
+    assert "simulations: 50  # the network's own; this study searched 25 simulations a move" in block
+    assert yaml.safe_load(block)["search"] == {**params.search.model_dump(), "c_puct": 1.5}

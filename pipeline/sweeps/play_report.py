@@ -18,10 +18,17 @@ from pipeline.sweeps.training_report import param_value, plot_lines, shown, writ
 
 
 def search_block(params: Params, values: dict) -> str:
-    """The params' whole `search:` section with `values` (dotted `search.*` paths) in place."""
+    """The params' whole `search:` section with `values` (dotted `search.*` paths) in place; where the
+    study searched another budget than the section's own, its `simulations` line says so."""
     section = params.search.model_dump()
     section.update({path.split(".", 1)[1]: value for path, value in values.items()})
-    return yaml.safe_dump({"search": section}, sort_keys=False)
+    block = yaml.safe_dump({"search": section}, sort_keys=False)
+    studied = params.sweep.play.simulations
+    if "search.simulations" not in values and studied != section["simulations"]:
+        own = f"  simulations: {section['simulations']}\n"
+        note = f"  # the network's own; this study searched {budget_line(params)}"
+        block = block.replace(own, own.rstrip("\n") + note + "\n", 1)
+    return block
 
 
 def budget_line(params: Params) -> str:
