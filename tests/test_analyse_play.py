@@ -262,3 +262,30 @@ def test_analyse_without_a_network_asks_for_one_and_never_suggests_a_game_alone(
         assert status == 2 and err.splitlines()[-1].endswith(
             "give the network to analyse with: a CHECKPOINT or --champion"
         )
+
+
+def test_a_search_at_a_terminal_leaves_no_escape_code_after_its_last_line(tmp_path):
+    """numba's colorama wrote a terminal reset (ESC[0m) at exit after `analyse`'s answer at a terminal."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    checkpoint = tiny_checkpoint(tmp_path / "ttt.ckpt", "tictactoe")
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    command = [sys.executable, "-m", "pipeline", "analyse", checkpoint, "--simulations", "4"]
+    done = subprocess.run(command, input=b"5\n", stdout=follower, stderr=subprocess.DEVNULL, env=env, timeout=120)
+    os.close(follower)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end is closed: all is read
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(leader)
+    assert done.returncode == 0 and output.startswith(b"5  seat 1 to move") and b"\x1b" not in output, output
