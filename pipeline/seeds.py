@@ -10,6 +10,7 @@ GATE_GAMES = 2  # [seed, generation, 2]: the gate's games (game i: spawn key i, 
 RANDOM_OPENINGS = 3  # [seed, generation, 3]: the random moves before each self-play game
 TEACHER_GAMES = 4  # [seed, 0, 4]: the teacher's games that generation 0 learns from
 PLAYOUT_TARGETS = 5  # [seed, generation, 5, part]: the greedy playouts of one self-play part's value targets
+SELFPLAY_OPPONENTS = 6  # [seed, generation, 6]: which self-play games seat `selfplay.opponent`, and where
 SWEEP_PANEL = 7919  # [seed, 7919, k]: a sweep trial's games against panel member k
 SWEEP_VERSUS_BASELINE = 104729  # [seed, 104729]: the best trial against the baseline
 SWEEP_CONFIRMATION = 1299709  # [seed, 1299709, k, a, b]: candidate k's network a against baseline network b;
@@ -30,6 +31,10 @@ def gate_games(seed: int, generation: int) -> list[int]:
 
 def random_openings(seed: int, generation: int) -> list[int]:
     return [seed, generation, RANDOM_OPENINGS]
+
+
+def selfplay_opponents(seed: int, generation: int) -> list[int]:
+    return [seed, generation, SELFPLAY_OPPONENTS]
 
 
 def playout_targets(seed: int, generation: int, part: int) -> list[int]:

@@ -30,7 +30,7 @@ TINY = {
     "teacher": {"player": "random", "games": 2, "epochs": 1},  # init reads what a taught generation 0 reads
     "network": {"blocks": 1, "channels": 8, "se_reduction": 2},
     "search": {"simulations": 8},
-    "selfplay": {"games": 4, "parallel_games": 4},
+    "selfplay": {"games": 4, "parallel_games": 4, "opponent": "random", "opponent_share": 0.5},  # its c_uct read
     "train": {"epochs": 1},
     "gate": {"games_per_seating": 1, "threshold": 0.0},
     "evaluate": {

@@ -228,3 +228,33 @@ def test_replay_keeps_whole_planes_as_bytes_and_fractions_as_they_are():
     assert compact_planes(whole).dtype == np.uint8 and np.array_equal(compact_planes(whole), whole)
     fractions = np.array([[0.0, 1 / 3]], dtype=np.float32)
     assert compact_planes(fractions).dtype == np.float32 and np.array_equal(compact_planes(fractions), fractions)
+
+
+def test_an_opponent_takes_its_seats_in_its_share_of_games_and_its_moves_are_not_trained_on(played):
+    """`selfplay.opponent`: positions a weaker player makes, and outcomes against it, in the network's
+    data, never the weaker player's own moves as targets."""
+    game, model, params = tiny("tictacmo", games=24, opponent="random", opponent_share=0.5, opponent_seats=2)
+    result = run_selfplay(game, model, params, generation=1, progress=False)
+    records = played[-1]
+    seatings = [record.seating for record in records]
+    mixed = [s for s in seatings if "opponent" in s]
+    assert 0 < len(mixed) < len(seatings) and all(s.count("opponent") == 2 for s in mixed)
+    assert len({tuple(s) for s in mixed}) > 1  # the network's seat is drawn a game at a time
+    own = sum(1 for record in records for mover in record.movers if record.seating[mover] == "selfplay")
+    assert result.metrics["samples"] == own < sum(len(record.movers) for record in records)
+    again = run_selfplay(game, model, params, generation=1, progress=False)
+    assert [r.seating for r in played[-1]] == seatings
+    assert np.array_equal(again.samples["states"], result.samples["states"])
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"opponent": "bogus"}, r"^selfplay.opponent: .*unknown player 'bogus'"),
+        ({"opponent": "random", "opponent_seats": 3}, r"^selfplay.opponent_seats: 3, where tictacmo has 3 seats"),
+    ],
+)
+def test_an_opponent_that_cannot_sit_is_one_line(setting, message):
+    game, model, params = tiny("tictacmo", opponent_share=0.5, **setting)
+    with pytest.raises(ConfigError, match=message):
+        run_selfplay(game, model, params, generation=1, progress=False)

@@ -120,6 +120,16 @@ def refuse_not_brought(player: PlayerName, game) -> None:
         raise ValueError(f"unknown player {player.text!r}; expected {expected(BASELINES[:-1])}{brings}")
 
 
+def seated_baseline(game, text: str, name: str, c_uct: float, seed: int) -> tuple[PlayerName, AgentSpec]:
+    """The baseline `text` names, playing `game` under `name` (a teacher, a self-play opponent); a
+    ValueError for a name the grammar does not know or a player the game cannot seat."""
+    player = parse_player(text, BASELINES)
+    refuse_not_brought(player, game)
+    spec = baseline_spec(player, name, c_uct, seed)
+    spec.build(game)
+    return player, spec
+
+
 def baseline_spec(player: PlayerName, name: str, c_uct: float, seed: int) -> AgentSpec:
     """The spec of a baseline the grammar names (`names.BASELINES`), playing under `name`; `c_uct` and
     `seed` are a UCT baseline's exploration constant and rollout seed."""

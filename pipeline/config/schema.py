@@ -193,6 +193,13 @@ class SelfPlayParams(Section):
     playout_value_playouts: Int = Field(
         16, ge=1, le=1024, description="greedy playouts from each position when playout_value_weight > 0"
     )
+    opponent: str | None = Field(
+        None,
+        description="null: every seat plays itself; a baseline of the player grammar (uct:25, random, greedy) "
+        "that takes opponent_seats seats in a share opponent_share of the games, its moves not trained on",
+    )
+    opponent_share: Float = Field(0.0, ge=0, le=1, description="share of the games with opponent seats")
+    opponent_seats: Int = Field(1, ge=1, description="seats the opponent takes in such a game; fewer than the players")
 
     @model_validator(mode="after")
     def _root_value_needs_search(self) -> SelfPlayParams:

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from pipeline import seeds
+from pipeline.agents.names import seated_baseline
 from pipeline.agents.recipes import selfplay_player
-from pipeline.config import Params
+from pipeline.agents.spec import AgentSpec
+from pipeline.config import ConfigError, Params
 from pipeline.games.base import HasMargins, margin_scale, offers, rotate_to_mover, to_absolute
 from pipeline.jobs.replay import FIELDS, position_keys
 from pipeline.jobs.selfplay_parts import Part, PartStore
@@ -192,6 +194,53 @@ def random_moves(game, state, plies: int, rng: np.random.Generator):
     return state
 
 
+OPPONENT = "opponent"  # the name `selfplay.opponent` plays under in the records; its positions are not samples
+
+
+def opponent_spec(game, params: Params) -> AgentSpec | None:
+    """`selfplay.opponent` as a player, None where self-play has none; one ConfigError naming the field
+    for a name the grammar does not know, a game that cannot seat it, or too many seats."""
+    sp = params.selfplay
+    if sp.opponent is None or sp.opponent_share == 0:
+        return None
+    if sp.opponent_seats >= game.num_players:
+        raise ConfigError(
+            f"selfplay.opponent_seats: {sp.opponent_seats}, where {game.name} has {game.num_players} seats; "
+            "expected fewer: the network keeps one"
+        )
+    try:
+        return seated_baseline(game, sp.opponent, OPPONENT, params.evaluate.c_uct, params.seed)[1]
+    except ValueError as err:
+        raise ConfigError(f"selfplay.opponent: {err}") from None
+
+
+def opponent_seatings(game, params: Params, generation: int) -> list[list[int]]:
+    """Each game's seating, 0 the network and 1 the opponent: a share `opponent_share` of the games seat
+    the opponent in `opponent_seats` seats drawn for that game, the same whatever the workers."""
+    sp = params.selfplay
+    rng = np.random.default_rng(seeds.selfplay_opponents(params.seed, generation))
+    mixed, seats = rng.random(sp.games) < sp.opponent_share, rng.random((sp.games, game.num_players)).argsort(axis=1)
+    return [
+        [int(seat in seats[i, : sp.opponent_seats]) if mixed[i] else 0 for seat in range(game.num_players)]
+        for i in range(sp.games)
+    ]
+
+
+def own_positions(record: GameRecord) -> GameRecord:
+    """The record's positions where the network moved: an opponent's moves are neither policy targets
+    nor value samples (its seats' outcomes are the network's opponents', as any game's)."""
+    keep = [i for i, mover in enumerate(record.policy_movers) if record.seating[mover] != OPPONENT]
+    if len(keep) == len(record.policy_movers):
+        return record
+    return replace(
+        record,
+        states=[record.states[i] for i in keep],
+        policies=[record.policies[i] for i in keep],
+        policy_movers=[record.policy_movers[i] for i in keep],
+        root_values=[record.root_values[i] for i in keep],
+    )
+
+
 def run_selfplay(
     game, model: SENet, params: Params, generation: int, progress: bool = True, parts: Path | None = None
 ) -> SelfPlayResult:
@@ -203,7 +252,9 @@ def run_selfplay(
     count = match_workers(workers, sp.games)
     size = sp.parallel_games * count
     numbers = range(-(-sp.games // size))
-    seatings = [[[0] * game.num_players] * min(size, sp.games - n * size) for n in numbers]
+    opponent = opponent_spec(game, params)
+    table = opponent_seatings(game, params, generation) if opponent else [[0] * game.num_players] * sp.games
+    seatings = [table[n * size : (n + 1) * size] for n in numbers]
     store = None
     if parts is not None:
         read = params.model_dump(mode="json", include={"game", "seed", "workers", "value", "search", "selfplay"})
@@ -239,7 +290,7 @@ def run_selfplay(
             label += f" (resumed: {len(numbers) - len(todo)} of {len(numbers)} parts saved)"
         played = play_matches(
             game.name,
-            [selfplay_player(model, params)],
+            [selfplay_player(model, params), *([opponent] if opponent else [])],
             [
                 (
                     seatings[n],
@@ -286,8 +337,9 @@ def part_samples(
     game, value_net: NetworkEvaluator | None, params: Params, generation: int, part: int, records: list[GameRecord]
 ) -> dict:
     """The samples of part `part`'s games, with the strategy's value targets (greedy TD(lambda)'s from
-    `value_net`), mixed with greedy playouts' where asked."""
+    `value_net`), mixed with greedy playouts' where asked; the network's positions alone."""
     outcomes = end_values(game, records, params)
+    records = [own_positions(record) for record in records]
     if params.selfplay.strategy == "greedy_td":
         targets = greedy_td_targets(game, value_net, records, outcomes, params)
     else:

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline import seeds
-from pipeline.agents.names import BASELINES, baseline_spec, parse_player, refuse_not_brought
+from pipeline.agents.names import seated_baseline
 from pipeline.agents.spec import AgentSpec
 from pipeline.config import ConfigError, Params
 from pipeline.jobs.selfplay import alphazero_targets, end_values, records_to_samples
@@ -37,10 +37,7 @@ def teacher_spec(game, params: Params) -> AgentSpec:
     the grammar does not know or the game cannot seat."""
     teacher = params.teacher
     try:
-        player = parse_player(teacher.player, BASELINES)
-        refuse_not_brought(player, game)
-        spec = baseline_spec(player, "teacher", params.evaluate.c_uct, params.seed)
-        spec.build(game)
+        player, spec = seated_baseline(game, teacher.player, "teacher", params.evaluate.c_uct, params.seed)
     except ValueError as err:
         raise ConfigError(f"teacher.player: {err}") from None
     if player.kind != "mce" and teacher.temperature > 0:
