@@ -259,6 +259,8 @@ def run_selfplay(
     if parts is not None:
         read = params.model_dump(mode="json", include={"game", "seed", "workers", "value", "search", "selfplay"})
         identity = {"params": read, "weights": weights_digest(model.state_dict()), "generation": generation}
+        if opponent:  # a UCT opponent plays by evaluate.c_uct too
+            identity["opponent_c_uct"] = params.evaluate.c_uct
         store = PartStore(parts, {**identity, "workers": count})
     done = {n: store.get(n, len(seatings[n])) for n in numbers} if store else {}
     todo = [n for n in numbers if done.get(n) is None]
