@@ -247,17 +247,16 @@ def test_the_docs_first_play_time_study_runs_as_written(tmp_path):
     assert "importances.png" in report or "Importances and slices are left out" in report
     study = optuna.load_study(study_name="first-play", storage=f"sqlite:///{tmp_path / 'sweep.db'}")
     assert study.metric_names == ["score"]  # optuna-dashboard's label, not "Objective 0"
-    import mlflow  # the study's parent run: the recommendation as a tag, its headline alone as metrics
-
+    # the study's parent run: the recommendation as a tag, its headline alone as metrics (a client of its
+    # own: mlflow.set_tracking_uri would leave this store the process's default for the tests after)
     confirmed = json.loads((tmp_path / "sweeps" / "first-play" / "play_confirmation.json").read_text())
-    mlflow.set_tracking_uri(f"sqlite:///{tmp_path / 'mlflow.db'}")
-    parents = mlflow.search_runs(search_all_experiments=True, output_format="list",
-                                 filter_string="tags.confirmed_setting != ''")  # fmt: skip
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    experiments = [e.experiment_id for e in client.search_experiments()]
+    parents = client.search_runs(experiments, filter_string="tags.confirmed_setting != ''")
     assert [run.data.tags["confirmed_setting"] for run in parents] == [confirmed["recommended"]]
     assert set(parents[0].data.metrics) <= {"confirmed_score", "confirmed_ci95_low", "confirmed_ci95_high",
                                              "confirmed_difference", "confirmed_difference_ci95_low"}  # fmt: skip
-    blocks = mlflow.search_runs(search_all_experiments=True, output_format="list",
-                                filter_string="tags.confirm_setting != ''")  # fmt: skip
+    blocks = client.search_runs(experiments, filter_string="tags.confirm_setting != ''")
     assert blocks and all(run.data.params for run in blocks)  # each block's setting, to compare them by
 
 
