@@ -13,55 +13,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
-
-PLUGIN = '''
-import numpy as np
-from nim import Nim, NimState
-
-
-class NeverEnds(Nim):
-    """Nim with one more move that puts a stone back: a game with no end."""
-
-    def __init__(self, rows: int = 2):
-        super().__init__(rows)
-        self.num_actions += 1
-
-    def legal_mask(self, state):
-        return np.concatenate([super().legal_mask(state), [True]])
-
-    def step(self, state, action, rng=None):
-        if action == self.num_actions - 1:
-            return NimState((state.heaps[0] + 1, *state.heaps[1:]), 1 - state.mover, state.ply + 1), None
-        return super().step(state, action, rng)
-
-    def is_terminal(self, state):
-        return False
-
-
-class LateStep(NeverEnds):
-    def step(self, state, action, rng=None):
-        if state.ply >= 400:
-            raise KeyError("heap 9")
-        return super().step(state, action, rng)
-
-
-class LateEmptyMask(NeverEnds):
-    def legal_mask(self, state):
-        return super().legal_mask(state) & (state.ply < 400)
-
-
-class LateSeat(NeverEnds):
-    def to_play(self, state):
-        return 5 if state.ply >= 400 else state.mover
-
-
-class NanScores(Nim):
-    def scores(self, state):
-        return np.full(2, np.nan)
-'''
 
 MAKE_FILES = r"""
 import zipfile
@@ -113,7 +66,7 @@ def tries(python: list[str]) -> list[tuple[str, list[str]]]:
     return [
         ("a plugin game that never ends", [*match, "random", "uct:5", "--game", "endless:NeverEnds"]),
         ("a plugin's step that raises at move 401", [*match, "uct:2", "random", "--game", "endless:LateStep"]),
-        ("a plugin's legal mask empty at move 400", [*match, "random", "random", "--game", "endless:LateEmptyMask"]),
+        ("a plugin's legal mask empty at move 400", [*match, "random", "random", "--game", "endless:LateMask"]),
         ("a plugin's seat out of range at move 400", [*match, "random", "random", "--game", "endless:LateSeat"]),
         ("a plugin's NaN scores, no network playing", [*match, "uct:3", "random", "--game", "endless:NanScores"]),
         ("Pig's goal 10^12", [*match, "random", "random", "--game", "pig(goal=1000000000000)"]),
@@ -159,7 +112,7 @@ def main(folder: Path, checkout: Path) -> None:
     guide = (checkout / "docs" / "adding-a-game.md").read_text()
     nim = next(block for block in guide.split("```python")[1:] if "class Nim:" in block).split("```")[0]
     (folder / "nim.py").write_text(nim)
-    (folder / "endless.py").write_text(textwrap.dedent(PLUGIN))
+    (folder / "endless.py").write_text((checkout / "tests" / "endless_games.py").read_text())
     for name, text in PARAMS.items():
         (folder / name).write_text(text)
     env = {**os.environ, "PYTHONPATH": f"{checkout}{os.pathsep}{folder}"}

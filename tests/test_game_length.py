@@ -4,7 +4,6 @@ with one line naming the game and the move, instead of running for ever; a game 
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,61 +15,7 @@ from pipeline.matches.arena import play_games
 from pipeline.plumbing.failures import GameFault
 
 ROOT = Path(__file__).resolve().parents[1]
-# The guide's Nim (docs/adding-a-game.md), with a move that puts a stone back: a game may never end.
-RULES = '''
-import numpy as np
-from nim import Nim, NimState
-
-
-class NeverEnds(Nim):
-    """Nim whose last action puts a stone back on the first heap, and that forgets to end: once the heaps
-    are empty, putting a stone back is the only move."""
-
-    def __init__(self, rows: int = 2):
-        super().__init__(rows)
-        self.num_actions += 1
-
-    def legal_mask(self, state):
-        return np.concatenate([super().legal_mask(state), [True]])
-
-    def step(self, state, action, rng=None):
-        if action == self.num_actions - 1:
-            heaps = (state.heaps[0] + 1, *state.heaps[1:])
-            return NimState(heaps, 1 - state.mover, state.ply + 1), None
-        return super().step(state, action, rng)
-
-    def is_terminal(self, state):
-        return False
-
-
-class LongButBounded(NeverEnds):
-    def max_plies(self):
-        return 12_000
-
-
-# Faults that show at move 400, after the 300 moves the contract's check plays.
-class LateStep(NeverEnds):
-    def step(self, state, action, rng=None):
-        if state.ply >= 400:
-            raise KeyError("heap 9")
-        return super().step(state, action, rng)
-
-
-class LateMask(NeverEnds):
-    def legal_mask(self, state):
-        return super().legal_mask(state) & (state.ply < 400)
-
-
-class LateSeat(NeverEnds):
-    def to_play(self, state):
-        return 5 if state.ply >= 400 else state.mover
-
-
-class LatePlanes(NeverEnds):
-    def encode_batch(self, states):
-        planes = super().encode_batch(states)
-        return planes[:, :, :1] if any(s.ply >= 400 for s in states) else planes
-'''
+ENDLESS = ROOT / "tests" / "endless_games.py"  # the rules, copied as a user's plugin module
 
 
 @pytest.fixture
@@ -79,7 +24,7 @@ def rules(tmp_path, monkeypatch):
     guide = (ROOT / "docs" / "adding-a-game.md").read_text()
     nim = next(block for block in guide.split("```python")[1:] if "class Nim:" in block).split("```")[0]
     (tmp_path / "nim.py").write_text(nim)
-    (tmp_path / "endless.py").write_text(textwrap.dedent(RULES))
+    (tmp_path / "endless.py").write_text(ENDLESS.read_text())
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
 

@@ -68,7 +68,7 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
     """Load weights with `weights_only=True`; fail with one clear line on any mismatch, a network that
     does not fit `game` included."""
     path = Path(path)
-    check_header(path, game, shape)  # what the file says, before torch reads its tensors
+    checked = check_header(path, game, shape)  # what the file says, its weights' numbers too, before torch
     try:
         with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before refusing it
             warnings.simplefilter("ignore")
@@ -79,9 +79,8 @@ def load_checkpoint(path: Path, game: Game | None = None, shape: NetworkShape | 
         raise CheckpointError(f"{path}: not a readable checkpoint ({_first_line(err)})") from None
     stored = check_payload(path, payload, game, shape)  # again: torch's older formats, which only it reads
     _check_digest(path, payload)
-    if bad := next(  # again: the files only torch's reader reads (`check_header` read the others' with numpy)
-        (k for k, v in payload["state_dict"].items() if torch.is_tensor(v) and not v.isfinite().all()), None
-    ):
+    weights = payload["state_dict"].items() if checked is None else ()  # a file only torch's reader reads
+    if bad := next((k for k, v in weights if torch.is_tensor(v) and not v.isfinite().all()), None):
         raise CheckpointError(f"{path}: weights {bad} hold NaN or infinite values (a training that diverged?)")
     model = SENet(stored)
     try:
