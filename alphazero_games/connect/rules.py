@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from pipeline.games.base import IllegalMove, Symmetry, win_loss_scores
+from pipeline.games.compiled import CompiledRules
 
 SEAT_SYMBOLS = "XOABCDEFGH"
 # What standard Connect-4 brings besides its rules (`base.py`'s `BringsPlayers`, `BringsExperiments`):
@@ -85,6 +86,12 @@ class ConnectGame:
 
     def bench(self) -> tuple[str, int, int, float] | None:
         return BENCH_SIZES.get(self.name)
+
+    def compiled_rules(self) -> CompiledRules:
+        """The rules over int64 rows, for search's compiled expansion (`compiled.py`)."""
+        from alphazero_games.connect.compiled import compiled_rules
+
+        return compiled_rules(self)
 
     # --- rules -------------------------------------------------------------------------------
     def initial_state(self, rng=None) -> ConnectState:

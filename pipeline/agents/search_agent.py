@@ -42,11 +42,14 @@ TIMED_TREE_BYTES = 2**28
 
 
 class SearchAgent:
-    def __init__(self, game, evaluator: Evaluator, search: SearchConfig, play: PlayConfig, name: str):
+    def __init__(
+        self, game, evaluator: Evaluator, search: SearchConfig, play: PlayConfig, name: str, compiled: bool = True
+    ):
+        """`compiled` False: the plain search even where the compiled expansion could run (`BatchedSearch`)."""
         self.game = game
         self.name = name
         self.play = play
-        self.search = BatchedSearch(game, evaluator, search)
+        self.search = BatchedSearch(game, evaluator, search, compiled)
         self.gumbel = GumbelSearch(self.search) if search.root == "gumbel" else None
         if self.gumbel is not None and play.seconds > 0:
             raise ValueError(f"{name}: Gumbel search halves a fixed budget; a time a move needs search.root puct")
@@ -56,14 +59,8 @@ class SearchAgent:
         if play.seconds > 0:
             capacity = min(capacity, max(TIMED_TREE_BYTES // Forest.node_bytes(game), 64))
         self.reserve = min(2 * play.simulations, capacity // 2)  # a simulation adds at most two nodes
-        self.forest = Forest(
-            game,
-            capacity,
-            slots=1 if play.seconds > 0 else 8,  # a timed player's big trees: grown one game at a time
-            end_value=search.end_value(game),
-            max_chance_children=search.max_chance_children,
-            chance_outcomes=search.chance_outcomes,
-        )
+        # a timed player's big trees: grown one game at a time
+        self.forest = self.search.new_forest(capacity, slots=1 if play.seconds > 0 else 8)
         self.slots: dict[int, int] = {}
         self.simulations = 0  # simulations run, for throughput figures
 

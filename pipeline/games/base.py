@@ -10,6 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from pipeline.games.compiled import CompiledRules
 from pipeline.plumbing.failures import IllegalMove as IllegalMove  # part of the contract: rules raise it
 
 
@@ -86,6 +87,14 @@ class StepsLegalMoves(Protocol):
     holds, through `step_legal`, which moves as `step` does without the check."""
 
     def step_legal(self, state: Any, action: int, rng: Any = None) -> tuple[Any, Any]: ...
+
+
+@runtime_checkable
+class CompilesRules(Protocol):
+    """A deterministic game whose rules are also compiled over int64 rows (`compiled.py`): search creates,
+    judges and encodes its new nodes for a whole batch of trees in one compiled call."""
+
+    def compiled_rules(self) -> CompiledRules: ...
 
 
 @runtime_checkable

@@ -131,3 +131,9 @@ class NetworkEvaluator:
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         return self.network(self.game.encode_batch(states))
+
+    def judges_planes(self) -> bool:
+        return True
+
+    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        return self.network(planes)

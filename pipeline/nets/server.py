@@ -350,8 +350,14 @@ class ServedEvaluator:
         self.game, self.client, self.key = game, client, key
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
-        planes = np.asarray(self.game.encode_batch(states), dtype=np.float32).reshape(len(states), -1)
-        answers = self.client().evaluate(self.key, planes, self.game.num_actions + self.game.num_players)
+        return self.evaluate_planes(self.game.encode_batch(states), [])
+
+    def judges_planes(self) -> bool:
+        return True
+
+    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        flat = np.asarray(planes, dtype=np.float32).reshape(len(planes), -1)
+        answers = self.client().evaluate(self.key, flat, self.game.num_actions + self.game.num_players)
         return answers[:, : self.game.num_actions], answers[:, self.game.num_actions :]
 
 

@@ -7,7 +7,6 @@ import numpy as np
 
 from pipeline.games import Game
 from pipeline.games.base import to_absolute
-from pipeline.search.forest import Forest
 from pipeline.search.gumbel import GumbelSearch
 from pipeline.search.mcts import BatchedSearch, SearchConfig, masked_softmax
 
@@ -33,12 +32,9 @@ def search_positions(game: Game, evaluator, states: list, sims: int, config: Sea
         policies = masked_softmax(np.asarray(logits, dtype=np.float32), legal)
         return _argmax_legal(game, states, policies), policies, to_absolute(np.asarray(values), movers)
     config = config or SearchConfig()
-    # a simulation adds at most two nodes (a chance node and its outcome)
-    forest = Forest(
-        game, 2 * sims + 16, len(states), config.end_value(game), config.max_chance_children, config.chance_outcomes
-    )
-    slots = [forest.new_tree(s, np.random.default_rng(0)) for s in states]
     search = BatchedSearch(game, evaluator, config)
+    forest = search.new_forest(2 * sims + 16, len(states))  # a simulation adds at most two nodes (chance, outcome)
+    slots = [forest.new_tree(s, np.random.default_rng(0)) for s in states]
     if config.root == "gumbel":
         choices = GumbelSearch(search).run(forest, slots, [sims] * len(slots), [False] * len(slots))
         moves, policies = [c.action for c in choices], np.stack([c.policy for c in choices])

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -13,6 +14,20 @@ from pipeline.games.base import rotate_to_mover
 class Evaluator(Protocol):
     def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
         """Return policy logits (B, actions) and value vectors (B, players) with index 0 the mover."""
+
+
+@runtime_checkable
+class JudgesPlanes(Protocol):
+    """An evaluator that judges positions already encoded (search's compiled expansion encodes them):
+    `keys` name the positions (equal keys, equal positions), for a cache."""
+
+    def judges_planes(self) -> bool: ...
+
+    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+def judges_planes(evaluator) -> bool:
+    return isinstance(evaluator, JudgesPlanes) and evaluator.judges_planes()
 
 
 class RolloutEvaluator:
@@ -42,7 +57,15 @@ class UniformEvaluator:
         self.game = game
 
     def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-        n = len(states)
+        return self._zeros(len(states))
+
+    def judges_planes(self) -> bool:
+        return True
+
+    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        return self._zeros(len(planes))
+
+    def _zeros(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         return (
             np.zeros((n, self.game.num_actions), dtype=np.float32),
             np.zeros((n, self.game.num_players), dtype=np.float32),
@@ -60,20 +83,46 @@ class CachingEvaluator:
         self.hits = 0
 
     def evaluate(self, states: list[Any]) -> tuple[np.ndarray, np.ndarray]:
-        # Each state is hashed as few times as can be: a position's hash (a tuple's, not cached by Python)
+        return self._answer(states, lambda first: self.evaluator.evaluate([states[i] for i in first]))
+
+    def judges_planes(self) -> bool:
+        return judges_planes(self.evaluator)
+
+    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+        """Positions encoded, named by `keys` (their rows' bytes: never equal to a state, so both kinds
+        share the cache); each new one's planes go to the evaluator once."""
+
+        def judge(first: list[int]) -> tuple[np.ndarray, np.ndarray]:
+            fresh = planes if len(first) == len(keys) else planes[first]
+            return self.evaluator.evaluate_planes(fresh, [keys[i] for i in first])
+
+        return self._answer(keys, judge)
+
+    def _answer(self, keys: list[Hashable], judge: Callable[[list[int]], tuple]) -> tuple[np.ndarray, np.ndarray]:
+        """The cache's answer for each key, `judge(first)` asked for the positions not in it (`first`:
+        the index of each one's first appearance in `keys`)."""
+        # Each key is hashed as few times as can be: a position's hash (a tuple's, not cached by Python)
         # was more than a tenth of Kingdomino's search time with the network's cost taken away.
-        answers = [self.cache.get(state) for state in states]
-        fresh: dict[Any, int] = {}  # each state not in the cache: its row in the evaluator's answer
-        rows = [fresh.setdefault(s, len(fresh)) if answer is None else -1 for s, answer in zip(states, answers)]
+        answers = [self.cache.get(key) for key in keys]
+        fresh: dict[Any, int] = {}  # each key not in the cache: its row in the evaluator's answer
+        first: list[int] = []  # where each of them first appears in `keys`
+        rows = []
+        for i, (key, answer) in enumerate(zip(keys, answers)):
+            row = -1
+            if answer is None:
+                row = fresh.setdefault(key, len(first))
+                if row == len(first):
+                    first.append(i)
+            rows.append(row)
         if fresh:
-            logits, values = self.evaluator.evaluate(list(fresh))
+            logits, values = judge(first)
             if len(self.cache) + len(fresh) > self.size:
                 self.cache.clear()
             logits.flags.writeable = values.flags.writeable = False  # the cache holds views of their rows
-            for state, logit, value in zip(fresh, logits, values):
-                self.cache[state] = (logit, value)
-            if len(fresh) == len(states):  # every state new and distinct: the answer as it came
+            for key, logit, value in zip(fresh, logits, values):
+                self.cache[key] = (logit, value)
+            if len(fresh) == len(keys):  # every key new and distinct: the answer as it came
                 return logits, values
             answers = [(logits[row], values[row]) if row >= 0 else a for a, row in zip(answers, rows)]
-        self.hits += len(states) - len(fresh)
+        self.hits += len(keys) - len(fresh)
         return np.array([answer[0] for answer in answers]), np.array([answer[1] for answer in answers])

@@ -2,7 +2,10 @@
 
 Edge statistics live on the parent (visits[node, a], value_sums[node, a, seat]) in absolute seats,
 so backup is a plain add along the path and every node's player reads its own entry (max^n). Game
-states stay Python objects in `states`; everything search touches per simulation is an array.
+states stay Python objects in `states`; everything search touches per simulation is an array. With a
+game's compiled rules (`pipeline/games/compiled.py`) every node's state is also a row of `rows`, which
+search's compiled expansion reads and writes; a node it created gets its Python state only when asked
+(`state`).
 
 A move with a random result (the Kingdomino notes) leads to a CHANCE node whose children are the outcomes seen so
 far, keyed by the game's chance key, at most `max_chance_children` of them: a new key evicts the
@@ -20,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.games.compiled import CompiledRules
 from pipeline.games.contract import GameFault
 from pipeline.plumbing.clip import quoted
 from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
@@ -38,9 +42,12 @@ class Forest:
         end_value: Callable[[Any], np.ndarray] | None = None,
         max_chance_children: int = 8,
         chance_outcomes: str = "evict",
+        rules: CompiledRules | None = None,
     ):
-        """`end_value` turns a finished game into its value vector (default: the game's scores)."""
+        """`end_value` turns a finished game into its value vector (default: the game's scores); `rules`,
+        the game's compiled rules where search expands this forest compiled (`BatchedSearch.rules`)."""
         self.game = game
+        self.rules = rules
         self.capacity = capacity
         self.max_chance_children = max_chance_children
         self.fixed_outcomes = chance_outcomes == "fixed"
@@ -57,6 +64,7 @@ class Forest:
         self.terminal_values = np.zeros((nodes, players), dtype=np.float64)
         self.raw_values = np.zeros((nodes, players), dtype=np.float64)  # evaluator's value at expansion, absolute seats
         self.states: list = [None] * nodes
+        self.rows = np.zeros((nodes, rules.width if rules else 0), dtype=np.int64)
         self.outcomes: list = [None] * nodes  # chance node -> {chance key: [child, visits]}
         self.roots = np.zeros(slots, dtype=np.int64)
         self.used = np.zeros(slots, dtype=np.int64)
@@ -76,7 +84,7 @@ class Forest:
     def _grow(self) -> None:
         old = len(self.roots)
         names = ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values")
-        for name in (*names, "raw_values"):
+        for name in (*names, "raw_values", "rows"):
             array = getattr(self, name)
             extra = np.zeros_like(array) if name != "children" else np.full_like(array, -1)
             setattr(self, name, np.concatenate([array, extra]))
@@ -121,11 +129,11 @@ class Forest:
     def add_node(self, slot: int, state) -> int:
         node = self._allocate(slot)
         self.states[node] = state
+        if self.rules is not None:
+            self.rows[node] = self.rules.to_row(state)
         if self.game.is_terminal(state):
             self.status[node] = TERMINAL
-            self.terminal_values[node] = value = self.end_value(state)
-            if not np.isfinite(value).all():  # else every PUCT score is nan and no child is ever chosen
-                raise GameFault(f"game {quoted(self.game.name)}: scores: expected finite values, got {value.tolist()}")
+            self.judge_end(node)
         else:
             self.players[node] = self.game.to_play(state)
             self.legal[node] = legal = self.game.legal_mask(state)
@@ -133,6 +141,19 @@ class Forest:
                 no_move = "legal_mask: no legal move in a state that is not terminal"
                 raise GameFault(f"game {quoted(self.game.name)}: {no_move}")
         return node
+
+    def judge_end(self, node: int) -> None:
+        """Give the finished game at `node` its value vector."""
+        self.terminal_values[node] = value = self.end_value(self.state(node))
+        if not np.isfinite(value).all():  # else every PUCT score is nan and no child is ever chosen
+            raise GameFault(f"game {quoted(self.game.name)}: scores: expected finite values, got {value.tolist()}")
+
+    def state(self, node: int):
+        """The game state at `node`, made from its row where compiled expansion created the node."""
+        state = self.states[node]
+        if state is None:
+            state = self.states[node] = self.rules.from_row(self.rows[node])
+        return state
 
     def add_chance_node(self, slot: int) -> int:
         node = self._allocate(slot)
@@ -162,7 +183,7 @@ class Forest:
 
     # --- the root ------------------------------------------------------------------------------
     def root_state(self, slot: int):
-        return self.states[self.roots[slot]]
+        return self.state(self.roots[slot])
 
     def root_visits(self, slot: int) -> np.ndarray:
         return self.visits[self.roots[slot]].copy()
@@ -180,7 +201,7 @@ class Forest:
         child = self.children[self.roots[slot], action]
         if child >= 0 and self.status[child] == CHANCE:
             child = next((c for c, _ in self.outcomes[child].values() if self.states[c] == state), -1)
-        if child < 0 or self.states[child] != state:
+        if child < 0 or self.state(child) != state:
             return False
         self.roots[slot] = child
         return True

@@ -4,8 +4,11 @@ Selection is PUCT (AlphaZero) or UCB1 (classic UCT); each node's player maximise
 the backed-up value vector (max^n, Petosa & Balch section 3), so two-player games need no special path.
 A root driver may name each tree's root action per simulation instead (Gumbel AlphaZero's
 sequential halving, `gumbel.py`); PUCT then still selects below the root.
-The walk down and the backup run compiled over all trees (`tree_kernels.py`); Python only steps the game
-for each new leaf or chance outcome and batches the evaluator call.
+The walk down and the backup run compiled over all trees (`tree_kernels.py`). For a game with compiled
+rules (`pipeline/games/compiled.py`) and an evaluator that takes encoded positions, creating, judging
+and encoding the new leaves runs compiled too (`expand_leaves`), and Python only calls the evaluator
+once a step; otherwise Python steps the game for each new leaf or chance outcome (the plain search,
+which the compiled one matches move for move: tests/test_compiled_search.py).
 """
 
 from __future__ import annotations
@@ -18,14 +21,14 @@ import numpy as np
 from pydantic import Field
 
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
-from pipeline.games.base import StepsLegalMoves, offers, to_absolute
+from pipeline.games.base import CompilesRules, StepsLegalMoves, offers, to_absolute
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.plumbing.clip import quoted
-from pipeline.search.evaluator import Evaluator
+from pipeline.search.evaluator import Evaluator, judges_planes
 from pipeline.search.forest import Forest
 from pipeline.search.playouts import check_playouts, mix_playouts
-from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, backup, select_leaves
+from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, backup, expand_leaves, select_leaves
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
@@ -48,6 +51,29 @@ class SearchConfig(SearchSettings):
         return partial(terminal_value, game, scheme=self.value.scheme, zero_sum=self.value.zero_sum)
 
 
+class _Walks:
+    """One simulation step's walks, a row each (walker r % k of tree r // k): where each starts and is, its
+    path, its leaf and the value backed up; for the compiled expansion, the leaves to judge and their planes."""
+
+    def __init__(self, n: int, depth: int, players: int):
+        self.starts = np.zeros(n, dtype=np.int64)
+        self.active = np.zeros(n, dtype=np.bool_)
+        self.path_nodes = np.zeros((n, depth), dtype=np.int64)
+        self.path_actions = np.zeros((n, depth), dtype=np.int64)
+        self.path_lengths = np.zeros(n, dtype=np.int64)
+        self.parents, self.actions, self.leaves = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        self.values = np.zeros((n, players))
+        self.root_priors = np.zeros((n, 0), dtype=np.float32)  # each row's root's priors, noise mixed in
+        self.pending, self.walk_pending, self.new_ends = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        self._planes: np.ndarray | None = None
+
+    def planes(self, shape: tuple[int, ...]) -> np.ndarray:
+        """The network's input for this step's leaves, one buffer for every step."""
+        if self._planes is None:
+            self._planes = np.zeros((len(self.starts), *shape), dtype=np.float32)
+        return self._planes
+
+
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     masked = np.where(legal, logits, -np.inf)
     masked = masked - masked.max(axis=-1, keepdims=True)
@@ -56,21 +82,45 @@ def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 
 class BatchedSearch:
-    def __init__(self, game, evaluator: Evaluator, config: SearchConfig):
+    def __init__(self, game, evaluator: Evaluator, config: SearchConfig, compiled: bool = True):
+        """`compiled` False keeps to the plain search where the compiled expansion could run (its yardstick)."""
         check_playouts(game, config.greedy_playout_weight)
         self.game = game
         self.evaluator = evaluator
         self.config = config
         # the walk takes actions of the legal masks the forest holds: no legality check a step
         self._step = game.step_legal if offers(game, StepsLegalMoves) else game.step
+        compiles = compiled and offers(game, CompilesRules) and judges_planes(evaluator)
+        # the rules a forest of this search is expanded with: give them to its Forest (greedy playouts
+        # read each leaf's state in Python: they keep the plain search)
+        self.rules = game.compiled_rules() if compiles and config.greedy_playout_weight == 0 else None
+
+    def new_forest(self, capacity: int, slots: int) -> Forest:
+        """A forest for this search's trees: the config's value scheme and chance outcomes, and the
+        game's compiled rules where this search expands compiled."""
+        config = self.config
+        return Forest(
+            self.game, capacity, slots, config.end_value(self.game), config.max_chance_children,
+            config.chance_outcomes, self.rules,
+        )  # fmt: skip
+
+    def _compiled(self, forest: Forest) -> bool:
+        return self.rules is not None and forest.rules is not None
 
     def _evaluate(self, forest: Forest, nodes: list[int]) -> np.ndarray:
         """Expand `nodes` with one evaluator call; return their values in absolute seats, with greedy
         playouts' outcomes mixed in where the config asks (`playouts.py`)."""
         if not nodes:
             return np.zeros((0, self.game.num_players))
+        states = [forest.state(n) for n in nodes]
+        if self._compiled(forest):  # by their rows, as the compiled expansion's leaves are cached
+            keys = [forest.rows[n].tobytes() for n in nodes]
+            return self._expand(forest, nodes, *self.evaluator.evaluate_planes(self.game.encode_batch(states), keys))
+        return self._expand(forest, nodes, *self.evaluator.evaluate(states))
+
+    def _expand(self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Give `nodes` the evaluator's priors; return its values in absolute seats (`_evaluate`)."""
         index = np.asarray(nodes)
-        logits, values = self.evaluator.evaluate([forest.states[n] for n in nodes])
         forest.priors[index] = masked_softmax(np.asarray(logits, dtype=np.float32), forest.legal[index])
         forest.status[index] = EXPANDED
         if not np.isfinite(values).all():  # else every PUCT score is nan and no child is ever chosen
@@ -117,52 +167,83 @@ class BatchedSearch:
         rows = np.repeat(np.asarray(slots), walkers)  # row r: walker r % k of tree r // k
         n = len(rows)
         depth = max(int(forest.used[rows].max()) + 2 * simulations, 2)
-        path_nodes = np.zeros((n, depth), dtype=np.int64)
-        path_actions = np.zeros((n, depth), dtype=np.int64)
-        path_lengths = np.zeros(n, dtype=np.int64)
-        parents, actions, leaves = (np.zeros(n, dtype=np.int64) for _ in range(3))
-        values = np.zeros((n, self.game.num_players))
-        roots, root_priors = forest.roots[rows], forest.root_priors[rows]
-        ucb1, virtual_loss = self.config.selection == "ucb1", walkers > 1
+        walks = _Walks(n, depth, self.game.num_players)
+        walks.root_priors = forest.root_priors[rows]
         forced = np.full(n, -1, dtype=np.int64)
         walker_index = np.tile(np.arange(walkers), len(slots))
+        find_leaves = self._find_leaves_compiled if self._compiled(forest) else self._find_leaves
         for step in range(-(-simulations // walkers)):
             if root_actions is not None:
                 forced[:] = np.repeat(root_actions(step), walkers)
-            starts = roots.copy()
-            active = (forced != SKIP) & (walker_index < simulations - step * walkers)
-            path_lengths[:] = 0
-            pending, pending_rows = [], []
-            while active.any():
-                select_leaves(
-                    starts, active, forced, root_priors, forest.visits, forest.value_sums, forest.priors,
-                    forest.children, forest.legal, forest.players, forest.status, self.config.c_puct,
-                    self.config.c_uct, ucb1, self.config.fpu_reduction, virtual_loss,
-                    path_nodes, path_actions, path_lengths, parents, actions, leaves,
-                )  # fmt: skip
-                live = np.flatnonzero(active)  # as Python ints at once: numpy's scalars cost a call each
-                walks = (live, rows[live], parents[live], actions[live], leaves[live])
-                for i, row, parent, action, leaf in zip(*(column.tolist() for column in walks)):
-                    if leaf < 0:
-                        leaf = self._reach(forest, row, parent, action)
-                    status = forest.status[leaf]
-                    if status == EXPANDED:  # a chance outcome searched before: walk on
-                        starts[i] = leaf
-                        continue
-                    active[i] = False
-                    if status == TERMINAL:
-                        values[i] = forest.terminal_values[leaf]
-                    else:
-                        pending.append(leaf)
-                        pending_rows.append(i)
-            if pending:  # walkers of one tree may stop at the same new leaf: it is judged once
-                position = {leaf: i for i, leaf in enumerate(dict.fromkeys(pending))}
-                judged = self._evaluate(forest, list(position))
-                values[pending_rows] = judged[[position[leaf] for leaf in pending]]
+            walks.starts[:] = forest.roots[rows]
+            walks.active[:] = (forced != SKIP) & (walker_index < simulations - step * walkers)
+            walks.path_lengths[:] = 0
+            find_leaves(forest, rows, forced, walks)
             backup(
-                path_nodes, path_actions, path_lengths, values, forest.visits, forest.value_sums, forest.players,
-                virtual_loss,
+                walks.path_nodes, walks.path_actions, walks.path_lengths, walks.values, forest.visits,
+                forest.value_sums, forest.players, walkers > 1,
             )  # fmt: skip
+
+    def _select(self, forest: Forest, forced: np.ndarray, walks: _Walks) -> None:
+        """Walk every active row's tree down from its start (`select_leaves`)."""
+        config = self.config
+        select_leaves(
+            walks.starts, walks.active, forced, walks.root_priors, forest.visits, forest.value_sums,
+            forest.priors, forest.children, forest.legal, forest.players, forest.status, config.c_puct,
+            config.c_uct, config.selection == "ucb1", config.fpu_reduction, config.parallel_leaves > 1,
+            walks.path_nodes, walks.path_actions, walks.path_lengths, walks.parents, walks.actions, walks.leaves,
+        )  # fmt: skip
+
+    def _find_leaves(self, forest: Forest, rows: np.ndarray, forced: np.ndarray, walks: _Walks) -> None:
+        """Walk each active row to a leaf and give it its leaf's value, stepping the game in Python for
+        each new node and chance outcome."""
+        active, values = walks.active, walks.values
+        pending, pending_rows = [], []
+        while active.any():
+            self._select(forest, forced, walks)
+            live = np.flatnonzero(active)  # as Python ints at once: numpy's scalars cost a call each
+            ends = (live, rows[live], walks.parents[live], walks.actions[live], walks.leaves[live])
+            for i, row, parent, action, leaf in zip(*(column.tolist() for column in ends)):
+                if leaf < 0:
+                    leaf = self._reach(forest, row, parent, action)
+                status = forest.status[leaf]
+                if status == EXPANDED:  # a chance outcome searched before: walk on
+                    walks.starts[i] = leaf
+                    continue
+                active[i] = False
+                if status == TERMINAL:
+                    values[i] = forest.terminal_values[leaf]
+                else:
+                    pending.append(leaf)
+                    pending_rows.append(i)
+        if pending:  # walkers of one tree may stop at the same new leaf: it is judged once
+            position = {leaf: i for i, leaf in enumerate(dict.fromkeys(pending))}
+            judged = self._evaluate(forest, list(position))
+            values[pending_rows] = judged[[position[leaf] for leaf in pending]]
+
+    def _find_leaves_compiled(self, forest: Forest, rows: np.ndarray, forced: np.ndarray, walks: _Walks) -> None:
+        """`_find_leaves` with the game's compiled rules: one compiled call creates and encodes every
+        new leaf; Python values the new finished games and calls the evaluator once."""
+        rules, active, values = self.rules, walks.active, walks.values
+        self._select(forest, forced, walks)
+        planes = walks.planes(self.game.observation_shape)
+        judged, ended, stuck = expand_leaves(
+            rules.step, rules.mover, rules.legal, rules.encode, rules.shape, active, rows, walks.parents,
+            walks.actions, walks.leaves, forest.capacity, forest.used, forest.rows, forest.children, forest.status,
+            forest.players, forest.legal, planes, walks.pending, walks.walk_pending, walks.new_ends,
+        )  # fmt: skip
+        if stuck >= 0:
+            raise GameFault(f"game {quoted(self.game.name)}: legal_mask: no legal move in a state that is not terminal")
+        for node in walks.new_ends[:ended].tolist():
+            forest.judge_end(node)
+        finished = active & (walks.walk_pending < 0)
+        values[finished] = forest.terminal_values[walks.leaves[finished]]
+        if judged:
+            nodes = walks.pending[:judged].tolist()
+            keys = [forest.rows[node].tobytes() for node in nodes]
+            answer = self._expand(forest, nodes, *self.evaluator.evaluate_planes(planes[:judged], keys))
+            waiting = active & (walks.walk_pending >= 0)
+            values[waiting] = answer[walks.walk_pending[waiting]]
 
     def _reach(self, forest: Forest, slot: int, parent: int, action: int) -> int:
         """The node a walk that stopped at a missing child or a chance node reaches, creating it (and

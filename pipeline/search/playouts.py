@@ -69,7 +69,7 @@ def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.nda
     `config.greedy_playouts` greedy playouts from each node's state, all in absolute seats; each
     playout draws from its tree's generator. Several playouts a leaf average out the draws that make
     one playout's outcome noisy, as flat Monte Carlo's many playouts do."""
-    states = [forest.states[node] for node in nodes]
+    states = [forest.state(node) for node in nodes]
     rngs = [forest.rngs[node // forest.capacity] for node in nodes]
     means = playout_means(forest.game, states, rngs, config.greedy_playouts, config.value)
     weight = config.greedy_playout_weight

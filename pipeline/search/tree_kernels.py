@@ -123,3 +123,57 @@ def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, p
                 visits[node, action] += 1
             for p in range(seats):
                 value_sums[node, action, p] += values[g, p]
+
+
+@nb.njit(cache=True)
+def expand_leaves(
+    step, mover, legal, encode, shape, active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, capacity, used,
+    rows, children, status, players, legal_masks, planes, pending, walk_pending, new_ends,
+):  # fmt: skip
+    """Finish every active walk `select_leaves` stopped, with a game's compiled rules (a deterministic
+    game: `pipeline/games/compiled.py`): create each missing child (its row, mover and legal mask),
+    encode every leaf to judge into `planes` once (walks of one tree may stop at the same new leaf),
+    in the order the plain search judges them.
+
+    Writes each walk's leaf to `leaf_nodes` and its row of `planes` to `walk_pending` (-1: a finished
+    game, whose node is listed in `new_ends` where it is new, for Python to value). Returns the leaves
+    to judge (the first entries of `pending`), the new finished games, and a node with no legal move
+    though its game goes on (-1 where none: the game's fault)."""
+    judged, ended = 0, 0
+    for g in range(active.shape[0]):
+        if not active[g]:
+            continue
+        leaf = leaf_nodes[g]
+        if leaf == MISSING:
+            parent, action = leaf_parents[g], leaf_actions[g]
+            leaf = children[parent, action]
+            if leaf < 0:  # not created by an earlier walker of the tree in this step
+                slot = walk_slots[g]
+                leaf = slot * capacity + used[slot]
+                used[slot] += 1
+                step(shape, rows[parent], action, rows[leaf])
+                children[parent, action] = leaf
+                seat = mover(shape, rows[leaf])
+                if seat < 0:
+                    status[leaf] = TERMINAL
+                    new_ends[ended] = leaf
+                    ended += 1
+                else:
+                    status[leaf] = UNEXPANDED
+                    players[leaf] = seat
+                    legal(shape, rows[leaf], legal_masks[leaf])
+                    if not legal_masks[leaf].any():
+                        return judged, ended, leaf
+            leaf_nodes[g] = leaf
+        if status[leaf] == TERMINAL:
+            walk_pending[g] = -1
+            continue
+        k = 0
+        while k < judged and pending[k] != leaf:
+            k += 1
+        if k == judged:
+            pending[judged] = leaf
+            encode(shape, rows[leaf], planes[judged])
+            judged += 1
+        walk_pending[g] = k
+    return judged, ended, -1
