@@ -21,10 +21,12 @@ def play(game, moves):
     return state
 
 
-def search(game, states, evaluator, config, simulations, noise=False, seed=0):
-    forest = Forest(game, capacity=simulations + 1)
+def search(game, states, evaluator, config, simulations, noise=False, seed=0, compiled=True):
+    """A search of each state, compiled where the game and the evaluator allow it (`compiled`)."""
+    engine = BatchedSearch(game, evaluator, config, compiled)
+    forest = engine.new_forest(simulations + 1, slots=8)
     slots = [forest.new_tree(s, np.random.default_rng(seed + i)) for i, s in enumerate(states)]
-    BatchedSearch(game, evaluator, config).run(forest, slots, simulations, add_noise=noise)
+    engine.run(forest, slots, simulations, add_noise=noise)
     return forest, slots
 
 
@@ -153,18 +155,22 @@ def test_each_player_maximises_its_own_entry(evaluator):
         ("connect3x3", [0, 1], "puct"),
     ],
 )
-def test_batched_engine_matches_the_reference_search(name, moves, kind):
-    """Same formulas, exact values (uniform priors, +-1 rollouts): identical visit counts."""
+@pytest.mark.parametrize("compiled", [True, False])
+def test_batched_engine_matches_the_reference_search(name, moves, kind, compiled):
+    """Same formulas, exact values (uniform priors, +-1 rollouts): identical visit counts, with the
+    compiled expansion (the Connect games' compiled rules; rollouts need states: the plain search) and
+    without."""
     game = make_game(name)
     state = play(game, moves)
     evaluator, config = SEARCHES[kind](game)
     reference = reference_search(game, evaluator, state, 300, config).tolist()
     evaluator, config = SEARCHES[kind](game)
-    single, (only,) = search(game, [state], evaluator, config, 300)
+    single, (only,) = search(game, [state], evaluator, config, 300, compiled=compiled)
+    assert (single.rules is not None) == (compiled and kind == "puct")
     assert single.root_visits(only).tolist() == reference
     if kind == "puct":  # deterministic leaves: every tree of a batch matches too
         evaluator, config = SEARCHES[kind](game)
-        batch, slots = search(game, [state, state, state], evaluator, config, 300)
+        batch, slots = search(game, [state, state, state], evaluator, config, 300, compiled=compiled)
         assert all(batch.root_visits(s).tolist() == reference for s in slots)
 
 
@@ -259,9 +265,9 @@ class Counting(UniformEvaluator):
         super().__init__(game)
         self.batches = []
 
-    def evaluate(self, states):
-        self.batches.append(len(states))
-        return super().evaluate(states)
+    def _zeros(self, n):
+        self.batches.append(n)
+        return super()._zeros(n)
 
 
 def test_parallel_leaves_batch_one_tree_and_take_every_virtual_loss_back():

@@ -1,6 +1,6 @@
 """Where a self-play simulation's time goes, phase by phase (issue 84): the network call with its
-copies, encoding, the game's rules, the compiled tree walks (selection and backup), expansion, and the
-Python between them. One process plays a batch of games as a `workers: 1` stage does, under cProfile;
+copies, encoding, the game's rules, the compiled tree walks (selection and backup), expansion (the
+compiled expansion's rules and encoding included), and the Python between them. One process plays a batch of games as a `workers: 1` stage does, under cProfile;
 each function's own time goes to its phase, and a library function's (numpy's, a built-in's) to the
 phase of the code that called it.
 
@@ -66,8 +66,8 @@ def _phase(function: tuple, rules: Path) -> str | None:
         return "rules"
     if path.parent == _NETS:
         return "network"
-    if path == _SEARCH / "tree_kernels.py":
-        return "tree walks"
+    if path == _SEARCH / "tree_kernels.py":  # the compiled expansion steps, encodes and adds the new nodes
+        return "expansion" if name == "expand_leaves" else "tree walks"
     if path == _SEARCH / "forest.py":
         return "expansion"
     return "glue"

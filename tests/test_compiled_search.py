@@ -1,0 +1,110 @@
+"""Search's compiled expansion (`pipeline/games/compiled.py`, `tree_kernels.expand_leaves`): the games'
+compiled rules say what their Python rules say, and self-play with a real network plays the same games,
+move for move and visit for visit, compiled as plain; games without compiled rules keep the plain search."""
+
+import random
+
+import numba as nb
+import numpy as np
+import pytest
+import torch
+
+from pipeline.agents.search_agent import PlayConfig, SearchAgent
+from pipeline.games import make_game
+from pipeline.games.base import CompilesRules, offers
+from pipeline.games.compiled import CompiledRules
+from pipeline.games.contract import GameFault
+from pipeline.matches.arena import play_games
+from pipeline.nets.network_evaluator import NetworkEvaluator
+from pipeline.nets.senet import SENet
+from pipeline.nets.shape import NetworkShape
+from pipeline.search import BatchedSearch, CachingEvaluator, SearchConfig, UniformEvaluator
+
+COMPILED_GAMES = ["tictactoe", "tictacmo", "connect4", "connect3x3"]
+
+
+@pytest.mark.parametrize("name", COMPILED_GAMES)
+def test_compiled_rules_say_what_the_rules_say(name):
+    """Over random games: a state's row and back, the mover, the legal mask, the planes and each step."""
+    game = make_game(name)
+    rules = game.compiled_rules()
+    choose = random.Random(84)
+    mask, planes = np.zeros(game.num_actions, dtype=np.bool_), np.zeros(game.observation_shape, dtype=np.float32)
+    for _ in range(30):
+        state = game.initial_state()
+        while True:
+            row = rules.to_row(state)
+            assert row.shape == (rules.width,) and rules.from_row(row) == state
+            if game.is_terminal(state):
+                assert rules.mover(rules.shape, row) == -1
+                break
+            assert rules.mover(rules.shape, row) == game.to_play(state)
+            rules.legal(rules.shape, row, mask)
+            assert mask.tolist() == game.legal_mask(state).tolist()
+            rules.encode(rules.shape, row, planes)
+            assert np.array_equal(planes, game.encode(state))
+            action = choose.choice(game.legal_actions(state))
+            after = np.zeros_like(row)
+            rules.step(rules.shape, row, action, after)
+            state, _ = game.step(state, action)
+            assert rules.from_row(after) == state
+
+
+def network_player(game, search: SearchConfig, compiled: bool) -> SearchAgent:
+    """A self-play player of a small random network, in ONNX Runtime behind the position cache."""
+    torch.manual_seed(84)  # the same weights for both players
+    model = SENet(NetworkShape.for_game(game, 1, 8, 2)).eval()
+    evaluator = CachingEvaluator(NetworkEvaluator(game, model, runtime="onnxruntime"))
+    play = PlayConfig(simulations=24, add_noise=True, temperature_moves=4)
+    return SearchAgent(game, evaluator, search, play, "net", compiled=compiled)
+
+
+@pytest.mark.parametrize("name", ["tictacmo", "connect4", "connect3x3"])
+@pytest.mark.parametrize(
+    "search",
+    [SearchConfig(), SearchConfig(parallel_leaves=3, fpu_reduction=0.3), SearchConfig(root="gumbel")],
+    ids=["puct", "parallel-leaves", "gumbel"],
+)
+def test_compiled_self_play_plays_the_plain_search_games(name, search):
+    game = make_game(name)
+    games = {}
+    for compiled in (True, False):
+        player = network_player(game, search, compiled)
+        assert (player.forest.rules is not None) == compiled
+        records, _ = play_games(game, [[player] * game.num_players] * 6, seed=84, parallel=6, record_policies=True)
+        games[compiled] = records
+    for fast, plain in zip(games[True], games[False]):
+        assert fast.actions == plain.actions
+        assert all(np.array_equal(a, b) for a, b in zip(fast.policies, plain.policies))
+        assert all(np.array_equal(a, b) for a, b in zip(fast.root_values, plain.root_values))
+
+
+@pytest.mark.parametrize("spec", ["kingdomino(players=2)", "pig(players=2,goal=20)"])
+def test_games_without_compiled_rules_keep_the_plain_search(spec):
+    game = make_game(spec)
+    assert not offers(game, CompilesRules)
+    player = SearchAgent(game, UniformEvaluator(game), SearchConfig(), PlayConfig(simulations=8), "uniform")
+    assert player.search.rules is None and player.forest.rules is None
+    records, _ = play_games(game, [[player] * game.num_players], seed=1, parallel=1)
+    assert records[0].scores is not None
+
+
+@nb.njit
+def _no_move(shape, row, out):
+    out[:] = False
+
+
+def test_compiled_rules_that_leave_no_move_are_the_games_fault_in_one_line():
+    """A user's compiled rules whose legal mask is empty in a game that goes on: one line naming the game."""
+    game = make_game("tictactoe")
+    rules = game.compiled_rules()
+    broken = CompiledRules(
+        rules.width, rules.shape, rules.to_row, rules.from_row, rules.step, rules.mover, _no_move, rules.encode
+    )
+    engine = BatchedSearch(game, UniformEvaluator(game), SearchConfig())
+    engine.rules = broken
+    forest = engine.new_forest(32, 1)
+    slot = forest.new_tree(game.initial_state(), np.random.default_rng(0))
+    with pytest.raises(GameFault) as fault:
+        engine.run(forest, [slot], 8)
+    assert "tictactoe" in str(fault.value) and "no legal move" in str(fault.value) and "\n" not in str(fault.value)
