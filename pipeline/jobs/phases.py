@@ -1,8 +1,8 @@
 """Where a self-play simulation's time goes, phase by phase (issue 84): the network call with its
 copies, encoding, the game's rules, the compiled tree walks (selection and backup), expansion (the
-compiled expansion's rules and encoding included), and the Python between them. One process plays a batch of games as a `workers: 1` stage does, under cProfile;
-each function's own time goes to its phase, and a library function's (numpy's, a built-in's) to the
-phase of the code that called it.
+compiled expansion's rules and encoding included), and the Python between them. One process plays a
+batch of games as a `workers: 1` stage does, under cProfile; each function's own time goes to its
+phase, and a library function's (numpy's, a built-in's) to the phase of the code that called it.
 
 cProfile costs a Python call more than a compiled one, so the Python phases read somewhat high here;
 `network_share` (`throughput.py`) times the network alone, without a profiler, for the figure itself.
