@@ -223,6 +223,26 @@ def test_forest_grows_and_recycles_slots():
     assert forest.new_tree(game.initial_state(), np.random.default_rng(9)) == slots[0]
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_trees_searched_before_the_forest_grows_search_on_as_if_it_had_not(compiled):
+    """Growing copies only the nodes each tree uses: searching on after a growth gives the visits of
+    a forest that had room from the start."""
+    game = make_game("connect4")
+    states = [play(game, moves) for moves in ([], [3], [3, 3])]
+    results = []
+    for slots in (1, 8):
+        engine = BatchedSearch(game, UniformEvaluator(game), SearchConfig(), compiled)
+        forest = engine.new_forest(200, slots)
+        trees = []
+        for index, state in enumerate(states):  # a tree searched, then the next one's slot makes room
+            trees.append(forest.new_tree(state, np.random.default_rng(index)))
+            engine.run(forest, trees, 20)
+        engine.run(forest, trees, 40)
+        results.append([forest.visits[forest.roots[t]].tolist() for t in trees])
+        assert len(forest.roots) == (4 if slots == 1 else 8)
+    assert results[0] == results[1]
+
+
 def test_cache_answers_transpositions_without_the_evaluator():
     game = make_game("tictactoe")
     calls = []

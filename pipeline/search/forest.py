@@ -82,17 +82,25 @@ class Forest:
 
     # --- slots -------------------------------------------------------------------------------
     def _grow(self) -> None:
-        old = len(self.roots)
+        """Double the slots, copying only the nodes each tree uses: the arrays come from `np.zeros`, whose
+        pages the system hands out untouched until a tree writes them (concatenating the arrays wrote
+        every byte of the doubled forest: a second and more of a 32-game Kingdomino batch's self-play).
+        A node past its tree's `used` holds nothing: `reset` clears what a tree used."""
+        old, capacity = len(self.roots), self.capacity
         names = ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values")
         for name in (*names, "raw_values", "rows"):
             array = getattr(self, name)
-            extra = np.zeros_like(array) if name != "children" else np.full_like(array, -1)
-            setattr(self, name, np.concatenate([array, extra]))
-        self.states += [None] * (old * self.capacity)
-        self.outcomes += [None] * (old * self.capacity)
-        self.roots = np.concatenate([self.roots, np.zeros(old, dtype=np.int64)])
-        self.used = np.concatenate([self.used, np.zeros(old, dtype=np.int64)])
-        self.root_priors = np.concatenate([self.root_priors, np.zeros_like(self.root_priors)])
+            grown = np.zeros((2 * len(array), *array.shape[1:]), dtype=array.dtype)
+            if name == "children":
+                grown[:] = -1
+            for start, used in zip(range(0, old * capacity, capacity), self.used.tolist()):
+                grown[start : start + used] = array[start : start + used]
+            setattr(self, name, grown)
+        for name in ("roots", "used", "root_priors"):
+            array = getattr(self, name)
+            setattr(self, name, np.concatenate([array, np.zeros_like(array)]))
+        self.states += [None] * (old * capacity)
+        self.outcomes += [None] * (old * capacity)
         self.rngs += [None] * old
         self._free += list(range(2 * old - 1, old - 1, -1))
 
