@@ -225,8 +225,8 @@ def test_forest_grows_and_recycles_slots():
 
 @pytest.mark.parametrize("compiled", [True, False])
 def test_trees_searched_before_the_forest_grows_search_on_as_if_it_had_not(compiled):
-    """Growing copies only the nodes each tree uses: searching on after a growth gives the visits of
-    a forest that had room from the start."""
+    """Growing copies only the nodes each tree uses: searching on after a growth gives every node the
+    statistics of a forest that had room from the start."""
     game = make_game("connect4")
     states = [play(game, moves) for moves in ([], [3], [3, 3])]
     results = []
@@ -238,7 +238,8 @@ def test_trees_searched_before_the_forest_grows_search_on_as_if_it_had_not(compi
             trees.append(forest.new_tree(state, np.random.default_rng(index)))
             engine.run(forest, trees, 20)
         engine.run(forest, trees, 40)
-        results.append([forest.visits[forest.roots[t]].tolist() for t in trees])
+        nodes = [range(t * forest.capacity, t * forest.capacity + int(forest.used[t])) for t in trees]
+        results.append([(forest.visits[n].tolist(), forest.value_sums[n].tolist()) for n in nodes])
         assert len(forest.roots) == (4 if slots == 1 else 8)
     assert results[0] == results[1]
 
