@@ -1,5 +1,5 @@
-"""Search's compiled expansion (`pipeline/games/compiled.py`, `tree_kernels.expand_leaves`): the games'
-compiled rules say what their Python rules say, and self-play with a real network plays the same games,
+"""Search's compiled expansion (`pipeline/games/compiled.py`, `mcts.py`'s `_find_leaves_compiled`): the
+games' compiled rules say what their Python rules say, and self-play with a real network plays the same games,
 move for move and visit for visit, compiled as plain; games without compiled rules keep the plain search."""
 
 import random
@@ -29,25 +29,28 @@ def test_compiled_rules_say_what_the_rules_say(name):
     game = make_game(name)
     rules = game.compiled_rules()
     choose = random.Random(84)
-    mask, planes = np.zeros(game.num_actions, dtype=np.bool_), np.zeros(game.observation_shape, dtype=np.float32)
+    one = np.zeros(1, dtype=np.int64)  # every function takes a batch of nodes: here node 0 from node 1
+    seat, action = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    mask = np.zeros((2, game.num_actions), dtype=np.bool_)
+    planes = np.zeros((1, *game.observation_shape), dtype=np.float32)
     for _ in range(30):
         state = game.initial_state()
         while True:
-            row = rules.to_row(state)
-            assert row.shape == (rules.width,) and rules.from_row(row) == state
+            rows = np.stack([np.zeros(rules.width, dtype=np.int64), rules.to_row(state)])
+            assert rules.from_row(rows[1]) == state
+            rules.mover(rules.shape, rows, one + 1, 1, seat)
             if game.is_terminal(state):
-                assert rules.mover(rules.shape, row) == -1
+                assert seat[0] == -1
                 break
-            assert rules.mover(rules.shape, row) == game.to_play(state)
-            rules.legal(rules.shape, row, mask)
-            assert mask.tolist() == game.legal_mask(state).tolist()
-            rules.encode(rules.shape, row, planes)
-            assert np.array_equal(planes, game.encode(state))
-            action = choose.choice(game.legal_actions(state))
-            after = np.zeros_like(row)
-            rules.step(rules.shape, row, action, after)
-            state, _ = game.step(state, action)
-            assert rules.from_row(after) == state
+            assert seat[0] == game.to_play(state)
+            rules.legal(rules.shape, rows, one + 1, 1, mask)
+            assert mask[1].tolist() == game.legal_mask(state).tolist()
+            rules.encode(rules.shape, rows, one + 1, 1, planes)
+            assert np.array_equal(planes[0], game.encode(state))
+            action[0] = choose.choice(game.legal_actions(state))
+            rules.step(rules.shape, rows, one + 1, action, one, 1)
+            state, _ = game.step(state, int(action[0]))
+            assert rules.from_row(rows[0]) == state
 
 
 def network_player(game, search: SearchConfig, compiled: bool) -> SearchAgent:
@@ -90,8 +93,9 @@ def test_games_without_compiled_rules_keep_the_plain_search(spec):
 
 
 @nb.njit
-def _no_move(shape, row, out):
-    out[:] = False
+def _no_move(shape, rows, nodes, count, out):
+    for i in range(count):
+        out[nodes[i]] = False
 
 
 def test_compiled_rules_that_leave_no_move_are_the_games_fault_in_one_line():

@@ -39,7 +39,7 @@ def _cell_bit(rows, cols, action):
 
 
 @nb.njit(cache=True)
-def step(shape, row, action, out):
+def _step(shape, row, action, out):
     rows, cols, k, players = shape[ROWS], shape[COLS], shape[K], shape[PLAYERS]
     tail = players + cols
     out[:] = row
@@ -60,13 +60,13 @@ def step(shape, row, action, out):
 
 
 @nb.njit(cache=True)
-def mover(shape, row):
+def _mover(shape, row):
     tail = shape[PLAYERS] + shape[COLS]
     return -1 if row[tail + 3] else row[tail]
 
 
 @nb.njit(cache=True)
-def legal(shape, row, out):
+def _legal(shape, row, out):
     rows, cols, players = shape[ROWS], shape[COLS], shape[PLAYERS]
     if shape[GRAVITY]:
         for c in range(cols):
@@ -80,7 +80,7 @@ def legal(shape, row, out):
 
 
 @nb.njit(cache=True)
-def encode(shape, row, out):
+def _encode(shape, row, out):
     """Each seat's stones in turn order from the mover, then the mover's turn plane (`rules.py`'s `encode_batch`)."""
     rows, cols, players = shape[ROWS], shape[COLS], shape[PLAYERS]
     seat_to_move = row[players + cols]
@@ -92,6 +92,30 @@ def encode(shape, row, out):
                 if (board >> (c * (rows + 1) + rows - 1 - r)) & 1:
                     out[i, r, c] = 1.0
     out[players + seat_to_move] = 1.0
+
+
+@nb.njit(cache=True)
+def step(shape, rows, parents, actions, children, count):
+    for i in range(count):
+        _step(shape, rows[parents[i]], actions[i], rows[children[i]])
+
+
+@nb.njit(cache=True)
+def mover(shape, rows, nodes, count, out):
+    for i in range(count):
+        out[i] = _mover(shape, rows[nodes[i]])
+
+
+@nb.njit(cache=True)
+def legal(shape, rows, nodes, count, out):
+    for i in range(count):
+        _legal(shape, rows[nodes[i]], out[nodes[i]])
+
+
+@nb.njit(cache=True)
+def encode(shape, rows, nodes, count, out):
+    for i in range(count):
+        _encode(shape, rows[nodes[i]], out[i])
 
 
 def _to_row(state: ConnectState) -> np.ndarray:

@@ -2,17 +2,24 @@
 
 Why: with a small network, creating, judging and encoding each new node in Python costs a third of
 self-play's time (docs/results/speed-bench.md, "Where a simulation's time goes"). A game that offers
-`CompiledRules` (`base.py`'s `CompilesRules`) lets search do all of it for a whole batch of trees in one
-compiled call (`pipeline/search/tree_kernels.py`'s `expand_leaves`), with no Python per node. Only
-deterministic games: a chance move's outcomes stay with the plain search.
+`CompiledRules` (`base.py`'s `CompilesRules`) lets search do all of it for a whole batch of trees in a
+few compiled calls a step (`pipeline/search/mcts.py`'s `_find_leaves_compiled`), with no Python per
+node. Only deterministic games: a chance move's outcomes stay with the plain search.
 
-Each compiled function is a numba function taking `shape`, the game's constants as an int64 array,
-first, so that one compiled function serves every variant of a game:
+Each compiled function is a numba function (`cache=True`) over the forest's rows (`rows`: one int64
+row a node) for the first `count` nodes a batch names; it takes `shape`, the game's constants as an
+int64 array, first, so that one compiled function serves every variant of a game:
 
-- `step(shape, row, action, out)`: `out` becomes the row after `action`, an action the row's legal mask allows;
-- `mover(shape, row) -> int`: the seat to move, or -1 where the game is over;
-- `legal(shape, row, out)`: `out[a]` says whether action `a` is legal (a bool row of `num_actions`);
-- `encode(shape, row, out)`: the network's planes (float32, the observation shape), as `encode` gives them.
+- `step(shape, rows, parents, actions, children, count)`: row `children[i]` becomes row `parents[i]`
+  after `actions[i]`, an action its legal mask allows;
+- `mover(shape, rows, nodes, count, out)`: `out[i]`, the seat to move at `nodes[i]`, or -1 where the game is over;
+- `legal(shape, rows, nodes, count, out)`: `out[nodes[i], a]`, whether action `a` is legal there (asked of
+  finished games too, whose masks are not read);
+- `encode(shape, rows, nodes, count, out)`: `out[i]`, the network's planes (float32, the observation
+  shape) of `nodes[i]`, as the game's `encode` gives them.
+
+Search calls them from Python, never passes them to a compiled function: numba's cache keeps no
+kernel that takes functions as arguments safely across processes.
 
 `to_row` and `from_row` are plain Python: a state's row and back, equal rows for equal states only.
 """

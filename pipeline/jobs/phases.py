@@ -67,7 +67,7 @@ def _phase(function: tuple, rules: Path) -> str | None:
     if path.parent == _NETS:
         return "network"
     if path == _SEARCH / "tree_kernels.py":  # the compiled expansion steps, encodes and adds the new nodes
-        return "expansion" if name == "expand_leaves" else "tree walks"
+        return "expansion" if name in ("reach_leaves", "settle_leaves") else "tree walks"
     if path == _SEARCH / "forest.py":
         return "expansion"
     return "glue"

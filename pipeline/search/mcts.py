@@ -6,9 +6,10 @@ A root driver may name each tree's root action per simulation instead (Gumbel Al
 sequential halving, `gumbel.py`); PUCT then still selects below the root.
 The walk down and the backup run compiled over all trees (`tree_kernels.py`). For a game with compiled
 rules (`pipeline/games/compiled.py`) and an evaluator that takes encoded positions, creating, judging
-and encoding the new leaves runs compiled too (`expand_leaves`), and Python only calls the evaluator
-once a step; otherwise Python steps the game for each new leaf or chance outcome (the plain search,
-which the compiled one matches move for move: tests/test_compiled_search.py).
+and encoding the new leaves runs compiled too (the game's functions between `reach_leaves` and
+`settle_leaves`), and Python only calls the evaluator once a step; otherwise Python steps the game for
+each new leaf or chance outcome (the plain search, which the compiled one matches move for move:
+tests/test_compiled_search.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from pipeline.plumbing.clip import quoted
 from pipeline.search.evaluator import Evaluator, judges_planes
 from pipeline.search.forest import Forest
 from pipeline.search.playouts import check_playouts, mix_playouts
-from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, backup, expand_leaves, select_leaves
+from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, backup, reach_leaves, select_leaves, settle_leaves
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
@@ -65,6 +66,9 @@ class _Walks:
         self.values = np.zeros((n, players))
         self.root_priors = np.zeros((n, 0), dtype=np.float32)  # each row's root's priors, noise mixed in
         self.pending, self.walk_pending, self.new_ends = (np.zeros(n, dtype=np.int64) for _ in range(3))
+        self.new_nodes, self.new_parents, self.new_actions, self.movers = (
+            np.zeros(n, dtype=np.int64) for _ in range(4)
+        )
         self._planes: np.ndarray | None = None
 
     def planes(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -222,15 +226,21 @@ class BatchedSearch:
             values[pending_rows] = judged[[position[leaf] for leaf in pending]]
 
     def _find_leaves_compiled(self, forest: Forest, rows: np.ndarray, forced: np.ndarray, walks: _Walks) -> None:
-        """`_find_leaves` with the game's compiled rules: one compiled call creates and encodes every
-        new leaf; Python values the new finished games and calls the evaluator once."""
+        """`_find_leaves` with the game's compiled rules: a few compiled calls create, settle and encode
+        every new leaf of the batch; Python values the new finished games and calls the evaluator once."""
         rules, active, values = self.rules, walks.active, walks.values
         self._select(forest, forced, walks)
-        planes = walks.planes(self.game.observation_shape)
-        judged, ended, stuck = expand_leaves(
-            rules.step, rules.mover, rules.legal, rules.encode, rules.shape, active, rows, walks.parents,
-            walks.actions, walks.leaves, forest.capacity, forest.used, forest.rows, forest.children, forest.status,
-            forest.players, forest.legal, planes, walks.pending, walks.walk_pending, walks.new_ends,
+        created = reach_leaves(
+            active, rows, walks.parents, walks.actions, walks.leaves, forest.capacity, forest.used, forest.children,
+            walks.new_nodes, walks.new_parents, walks.new_actions,
+        )  # fmt: skip
+        if created:
+            rules.step(rules.shape, forest.rows, walks.new_parents, walks.new_actions, walks.new_nodes, created)
+            rules.mover(rules.shape, forest.rows, walks.new_nodes, created, walks.movers)
+            rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
+        judged, ended, stuck = settle_leaves(
+            walks.new_nodes, walks.movers, created, forest.status, forest.players, forest.legal, active, walks.leaves,
+            walks.pending, walks.walk_pending, walks.new_ends,
         )  # fmt: skip
         if stuck >= 0:
             raise GameFault(f"game {quoted(self.game.name)}: legal_mask: no legal move in a state that is not terminal")
@@ -239,6 +249,8 @@ class BatchedSearch:
         finished = active & (walks.walk_pending < 0)
         values[finished] = forest.terminal_values[walks.leaves[finished]]
         if judged:
+            planes = walks.planes(self.game.observation_shape)
+            rules.encode(rules.shape, forest.rows, walks.pending, judged, planes)
             nodes = walks.pending[:judged].tolist()
             keys = [forest.rows[node].tobytes() for node in nodes]
             answer = self._expand(forest, nodes, *self.evaluator.evaluate_planes(planes[:judged], keys))

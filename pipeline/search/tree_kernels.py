@@ -126,45 +126,60 @@ def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, p
 
 
 @nb.njit(cache=True)
-def expand_leaves(
-    step, mover, legal, encode, shape, active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, capacity, used,
-    rows, children, status, players, legal_masks, planes, pending, walk_pending, new_ends,
+def reach_leaves(
+    active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, capacity, used, children, new_nodes, new_parents,
+    new_actions,
 ):  # fmt: skip
-    """Finish every active walk `select_leaves` stopped, with a game's compiled rules (a deterministic
-    game: `pipeline/games/compiled.py`): create each missing child (its row, mover and legal mask),
-    encode every leaf to judge into `planes` once (walks of one tree may stop at the same new leaf),
-    in the order the plain search judges them.
+    """For a game with compiled rules (a deterministic game: `pipeline/games/compiled.py`): give every
+    active walk that `select_leaves` stopped at a missing child that child's node, allocated in walk order
+    as the plain search does, and list the new nodes with their parent and action for the game's `step`.
+    An edge an earlier walker of the tree created in this step is followed, not created again. Writes
+    each walk's leaf to `leaf_nodes`; returns how many nodes are new."""
+    count = 0
+    for g in range(active.shape[0]):
+        if not active[g] or leaf_nodes[g] != MISSING:
+            continue
+        parent, action = leaf_parents[g], leaf_actions[g]
+        leaf = children[parent, action]
+        if leaf < 0:
+            slot = walk_slots[g]
+            leaf = slot * capacity + used[slot]
+            used[slot] += 1
+            children[parent, action] = leaf
+            new_nodes[count], new_parents[count], new_actions[count] = leaf, parent, action
+            count += 1
+        leaf_nodes[g] = leaf
+    return count
 
-    Writes each walk's leaf to `leaf_nodes` and its row of `planes` to `walk_pending` (-1: a finished
-    game, whose node is listed in `new_ends` where it is new, for Python to value). Returns the leaves
-    to judge (the first entries of `pending`), the new finished games, and a node with no legal move
-    though its game goes on (-1 where none: the game's fault)."""
-    judged, ended = 0, 0
+
+@nb.njit(cache=True)
+def settle_leaves(
+    new_nodes, movers, count, status, players, legal, active, leaf_nodes, pending, walk_pending, new_ends
+):  # fmt: skip
+    """After the game's `step`, `mover` and `legal` of the new nodes: mark each finished or waiting for the
+    evaluator, and list every active walk's leaf to judge once in `pending` (walks of one tree may stop at
+    the same new leaf), in the order the plain search judges them; `walk_pending[g]` is walk g's entry
+    there, -1 for a finished game (the new ones listed in `new_ends`, for Python to value).
+
+    Returns the leaves to judge, the new finished games, and a node with no legal move though its game
+    goes on (-1 where none: the game's fault)."""
+    ended = 0
+    for i in range(count):
+        node = new_nodes[i]
+        if movers[i] < 0:
+            status[node] = TERMINAL
+            new_ends[ended] = node
+            ended += 1
+            continue
+        status[node] = UNEXPANDED
+        players[node] = movers[i]
+        if not legal[node].any():
+            return 0, ended, node
+    judged = 0
     for g in range(active.shape[0]):
         if not active[g]:
             continue
         leaf = leaf_nodes[g]
-        if leaf == MISSING:
-            parent, action = leaf_parents[g], leaf_actions[g]
-            leaf = children[parent, action]
-            if leaf < 0:  # not created by an earlier walker of the tree in this step
-                slot = walk_slots[g]
-                leaf = slot * capacity + used[slot]
-                used[slot] += 1
-                step(shape, rows[parent], action, rows[leaf])
-                children[parent, action] = leaf
-                seat = mover(shape, rows[leaf])
-                if seat < 0:
-                    status[leaf] = TERMINAL
-                    new_ends[ended] = leaf
-                    ended += 1
-                else:
-                    status[leaf] = UNEXPANDED
-                    players[leaf] = seat
-                    legal(shape, rows[leaf], legal_masks[leaf])
-                    if not legal_masks[leaf].any():
-                        return judged, ended, leaf
-            leaf_nodes[g] = leaf
         if status[leaf] == TERMINAL:
             walk_pending[g] = -1
             continue
@@ -173,7 +188,6 @@ def expand_leaves(
             k += 1
         if k == judged:
             pending[judged] = leaf
-            encode(shape, rows[leaf], planes[judged])
             judged += 1
         walk_pending[g] = k
     return judged, ended, -1
