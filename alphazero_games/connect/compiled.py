@@ -11,7 +11,7 @@ from functools import partial
 import numba as nb
 import numpy as np
 
-from alphazero_games.connect.rules import ConnectState
+from alphazero_games.connect.state import ConnectState
 from pipeline.games.compiled import CompiledRules
 
 ROWS, COLS, K, PLAYERS, GRAVITY = range(5)

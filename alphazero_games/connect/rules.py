@@ -9,10 +9,10 @@ cell; gravity games number them by column.
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
 
 import numpy as np
 
+from alphazero_games.connect.state import ConnectState as ConnectState  # where the solvers and players take it
 from pipeline.games.base import IllegalMove, Symmetry, win_loss_scores
 from pipeline.games.compiled import CompiledRules
 
@@ -36,15 +36,6 @@ CONNECT4_EXPERIMENTS = (
     "alphazero_games.connect.experiments.solver_games:EXPERIMENT",
     "alphazero_games.connect.experiments.benchmark:EXPERIMENT",
 )
-
-
-class ConnectState(NamedTuple):
-    boards: tuple[int, ...]  # one bitboard per absolute seat
-    heights: tuple[int, ...]  # stones per column (used by gravity games only)
-    mover: int
-    ply: int
-    winner: int | None
-    done: bool
 
 
 class ConnectGame:
@@ -88,7 +79,8 @@ class ConnectGame:
         return BENCH_SIZES.get(self.name)
 
     def compiled_rules(self) -> CompiledRules:
-        """The rules over int64 rows, for search's compiled expansion (`compiled.py`)."""
+        """The rules over int64 rows, for search's compiled expansion (`compiled.py`: imported here, so
+        that reading the rules does not import numba)."""
         from alphazero_games.connect.compiled import compiled_rules
 
         return compiled_rules(self)
