@@ -351,14 +351,17 @@ def nim_on_path(tmp_path, monkeypatch):
 @pytest.mark.parametrize("spec", ["tictactoe", "pig(players=2,goal=20)", "pig(players=3,goal=12)", "nim:Nim(rows=3)"])
 def test_the_other_games_and_a_plugin_match_the_reference_search(nim_on_path, spec, kind):
     """The games the test above leaves out, Pig's dice and a user's game checked at every call
-    (`games/guard.py`) included: the same draws from the same seed, identical visit counts."""
+    (`games/guard.py`) included: the same draws from the same seed, identical visit counts (the guide's
+    Nim and Pig have no compiled rules: the plain search)."""
     game = make_game(spec)
     state = game.initial_state(np.random.default_rng(3))
     simulations = 300
     evaluator, config = SEARCHES[kind](game)
     reference = reference_search(game, evaluator, state, simulations, config, np.random.default_rng(7))
     evaluator, config = SEARCHES[kind](game)
-    forest = Forest(game, 2 * simulations + 2)
+    engine = BatchedSearch(game, evaluator, config)  # compiled where it can be: Tic-Tac-Toe under PUCT
+    forest = engine.new_forest(2 * simulations + 2, 1)
     slot = forest.new_tree(state, np.random.default_rng(7))
-    BatchedSearch(game, evaluator, config).run(forest, [slot], simulations)
+    engine.run(forest, [slot], simulations)
+    assert (forest.rules is not None) == (spec == "tictactoe" and kind == "puct")
     assert forest.root_visits(slot).tolist() == reference.tolist()
