@@ -56,7 +56,8 @@ class _Walks:
     """One simulation step's walks, a row each (walker r % k of tree r // k): where each starts and is, its
     path, its leaf and the value backed up; for the compiled expansion, the leaves to judge and their planes."""
 
-    def __init__(self, n: int, depth: int, players: int):
+    def __init__(self, n: int, depth: int, players: int, root_priors: np.ndarray):
+        self.root_priors = root_priors  # each row's root's priors, noise mixed in
         self.starts = np.zeros(n, dtype=np.int64)
         self.active = np.zeros(n, dtype=np.bool_)
         self.path_nodes = np.zeros((n, depth), dtype=np.int64)
@@ -64,7 +65,6 @@ class _Walks:
         self.path_lengths = np.zeros(n, dtype=np.int64)
         self.parents, self.actions, self.leaves = (np.zeros(n, dtype=np.int64) for _ in range(3))
         self.values = np.zeros((n, players))
-        self.root_priors = np.zeros((n, 0), dtype=np.float32)  # each row's root's priors, noise mixed in
         self.pending, self.walk_pending, self.new_ends = (np.zeros(n, dtype=np.int64) for _ in range(3))
         self.new_nodes, self.new_parents, self.new_actions, self.movers = (
             np.zeros(n, dtype=np.int64) for _ in range(4)
@@ -171,8 +171,7 @@ class BatchedSearch:
         rows = np.repeat(np.asarray(slots), walkers)  # row r: walker r % k of tree r // k
         n = len(rows)
         depth = max(int(forest.used[rows].max()) + 2 * simulations, 2)
-        walks = _Walks(n, depth, self.game.num_players)
-        walks.root_priors = forest.root_priors[rows]
+        walks = _Walks(n, depth, self.game.num_players, forest.root_priors[rows])
         forced = np.full(n, -1, dtype=np.int64)
         walker_index = np.tile(np.arange(walkers), len(slots))
         find_leaves = self._find_leaves_compiled if self._compiled(forest) else self._find_leaves
