@@ -112,3 +112,51 @@ def test_compiled_rules_that_leave_no_move_are_the_games_fault_in_one_line():
     with pytest.raises(GameFault) as fault:
         engine.run(forest, [slot], 8)
     assert "tictactoe" in str(fault.value) and "no legal move" in str(fault.value) and "\n" not in str(fault.value)
+
+
+PLUGIN = """
+import numba as nb
+
+from alphazero_games.connect.rules import ConnectGame
+from pipeline.games.compiled import CompiledRules
+
+
+class Honest(ConnectGame):
+    def __init__(self):
+        super().__init__("honest", rows=3, cols=3, k=3, num_players=2, gravity=False)
+
+
+@nb.njit
+def every_cell(shape, rows, nodes, count, out):
+    for i in range(count):
+        out[nodes[i]] = True
+
+
+class Lying(Honest):
+    def compiled_rules(self):
+        rules = super().compiled_rules()
+        return CompiledRules(
+            rules.width, rules.shape, rules.to_row, rules.from_row, rules.step, rules.mover, every_cell, rules.encode
+        )
+"""
+
+
+@pytest.fixture
+def compiled_plugin(tmp_path, monkeypatch):
+    """A user's game with compiled rules, in a folder of the user's on Python's path."""
+    (tmp_path / "compiled_plugin.py").write_text(PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_plugins_compiled_rules_are_checked_and_run_compiled(compiled_plugin):
+    """A plugin's compiled rules that say another legal mask than its rules: one line before it plays;
+    honest ones pass and self-play runs compiled, through the guard."""
+    with pytest.raises(GameFault) as fault:
+        make_game("compiled_plugin:Lying")
+    line = str(fault.value)
+    assert "compiled_rules: legal gave another mask than legal_mask" in line and "\n" not in line
+    game = make_game("compiled_plugin:Honest")
+    player = SearchAgent(game, UniformEvaluator(game), SearchConfig(), PlayConfig(simulations=16), "uniform")
+    assert player.forest.rules is not None
+    records, _ = play_games(game, [[player] * 2] * 2, seed=1, parallel=2)
+    assert all(record.scores is not None for record in records)

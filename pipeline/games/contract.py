@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from pipeline.games.base import BoundsItsLength, StepsLegalMoves, offers
+from pipeline.games.base import BoundsItsLength, CompilesRules, StepsLegalMoves, offers
 from pipeline.plumbing.clip import clip, quoted
 from pipeline.plumbing.failures import GameFault
 
@@ -44,7 +44,8 @@ def check_contract(game, seed: int = 0) -> None:
     """Play `CHECK_GAMES` seeded random games (`CHECK_PLIES` moves at most), checking at every state:
     the observation's shape, the legal mask's shape and that only a finished game has no legal move,
     finite scores in [-1, 1], one per seat, and that `step` gives the same state for the same seed (and
-    `step_legal`, where the game offers it, the state `step` gives)."""
+    `step_legal`, where the game offers it, the state `step` gives); where the game offers compiled rules,
+    that they say what its rules say (`_check_compiled`)."""
     name = quoted(game.name)
     actions, shape, seats = game.num_actions, tuple(game.observation_shape), game.num_players
     if not 1 <= actions <= MAX_ACTIONS:
@@ -55,6 +56,7 @@ def check_contract(game, seed: int = 0) -> None:
         raise GameFault(f"game {name}: num_players: expected 1 to {MAX_PLAYERS}, got {seats:,}")
     if math.prod(shape) > MAX_OBSERVATION:
         raise GameFault(f"game {name}: observation_shape {shape}: expected at most {MAX_OBSERVATION:,} numbers")
+    rules = call(name, "compiled_rules", game.compiled_rules) if offers(game, CompilesRules) else None
     for g in range(CHECK_GAMES):
         state = call(name, "initial_state", game.initial_state, np.random.default_rng([seed, g]))
         moves = np.random.default_rng([seed, g, 1])
@@ -63,6 +65,8 @@ def check_contract(game, seed: int = 0) -> None:
             check_planes(name, call(name, "encode", game.encode, state), shape, where)
             if call(name, "is_terminal", game.is_terminal, state):
                 check_scores(name, call(name, "scores", game.scores, state), seats, where)
+                if rules is not None:
+                    _check_compiled(game, rules, name, state, where)
                 break
             mask = check_mask(name, call(name, "legal_mask", game.legal_mask, state), actions, False, where)
             check_mover(name, call(name, "to_play", game.to_play, state), seats, where)
@@ -76,7 +80,41 @@ def check_contract(game, seed: int = 0) -> None:
                 rng = np.random.default_rng([seed, g, 2, ply])
                 if not _same(game, call(name, "step_legal", game.step_legal, state, action, rng)[0], after[0][0]):
                     raise GameFault(f"game {name}: step_legal: moved otherwise than step{where}")
+            if rules is not None:  # after the rules themselves passed here
+                _check_compiled(game, rules, name, state, where)
             state = after[0][0]
+
+
+def _check_compiled(game, rules, name: str, state, where: str) -> None:
+    """A game's compiled rules (`compiled.py`) at `state`: its row and back is the state, and the row's
+    mover, legal mask, planes and every legal move's next row are what the Python rules give. Search runs
+    them unguarded, so a rule they get wrong would be a wrong search, not an error line."""
+    row = np.asarray(call(name, "compiled_rules: to_row", rules.to_row, state))
+    if row.shape != (rules.width,) or row.dtype != np.int64:
+        raise GameFault(
+            f"game {name}: compiled_rules: to_row: expected {rules.width} int64, got {row.shape} {row.dtype}"
+        )
+    if not _same(game, call(name, "compiled_rules: from_row", rules.from_row, row), state):
+        raise GameFault(f"game {name}: compiled_rules: from_row(to_row(state)) is another state{where}")
+    rows, nodes = np.stack([row, row]), np.array([0, 1])  # node 1: where each move's next row goes
+    seat, mask = np.zeros(1, dtype=np.int64), np.zeros((2, game.num_actions), dtype=np.bool_)
+    call(name, "compiled_rules: mover", rules.mover, rules.shape, rows, nodes, 1, seat)
+    terminal = game.is_terminal(state)
+    if seat[0] != (-1 if terminal else game.to_play(state)):
+        raise GameFault(f"game {name}: compiled_rules: mover gave {seat[0]}, the rules another{where}")
+    if terminal:
+        return
+    call(name, "compiled_rules: legal", rules.legal, rules.shape, rows, nodes, 1, mask)
+    if not np.array_equal(mask[0], game.legal_mask(state)):
+        raise GameFault(f"game {name}: compiled_rules: legal gave another mask than legal_mask{where}")
+    planes = np.zeros((1, *game.observation_shape), dtype=np.float32)
+    call(name, "compiled_rules: encode", rules.encode, rules.shape, rows, nodes, 1, planes)
+    if not np.array_equal(planes[0], game.encode(state)):
+        raise GameFault(f"game {name}: compiled_rules: encode gave other planes than encode{where}")
+    for action in np.flatnonzero(mask[0]).tolist():
+        call(name, "compiled_rules: step", rules.step, rules.shape, rows, nodes[:1], np.array([action]), nodes[1:], 1)
+        if not _same(game, rules.from_row(rows[1]), call(name, "step", game.step, state, action)[0]):
+            raise GameFault(f"game {name}: compiled_rules: step of move {action} gave another state than step{where}")
 
 
 def check_planes(name: str, observation, shape: tuple, where: str = "", method: str = "encode") -> None:
