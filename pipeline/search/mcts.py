@@ -118,9 +118,13 @@ class BatchedSearch:
             return np.zeros((0, self.game.num_players))
         states = [forest.state(n) for n in nodes]
         if self._compiled(forest):  # by their rows, as the compiled expansion's leaves are cached
-            keys = [forest.rows[n].tobytes() for n in nodes]
-            return self._expand(forest, nodes, *self.evaluator.evaluate_planes(self.game.encode_batch(states), keys))
+            return self._judge_planes(forest, nodes, self.game.encode_batch(states))
         return self._expand(forest, nodes, *self.evaluator.evaluate(states))
+
+    def _judge_planes(self, forest: Forest, nodes: list[int], planes: np.ndarray) -> np.ndarray:
+        """`_evaluate` of nodes already encoded, each named by its row for the position cache."""
+        keys = [forest.rows[node].tobytes() for node in nodes]
+        return self._expand(forest, nodes, *self.evaluator.evaluate_planes(planes, keys))
 
     def _expand(self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Give `nodes` the evaluator's priors; return its values in absolute seats (`_evaluate`)."""
@@ -250,9 +254,7 @@ class BatchedSearch:
         if judged:
             planes = walks.planes(self.game.observation_shape)
             rules.encode(rules.shape, forest.rows, walks.pending, judged, planes)
-            nodes = walks.pending[:judged].tolist()
-            keys = [forest.rows[node].tobytes() for node in nodes]
-            answer = self._expand(forest, nodes, *self.evaluator.evaluate_planes(planes[:judged], keys))
+            answer = self._judge_planes(forest, walks.pending[:judged].tolist(), planes[:judged])
             waiting = active & (walks.walk_pending >= 0)
             values[waiting] = answer[walks.walk_pending[waiting]]
 
