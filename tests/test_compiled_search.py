@@ -2,6 +2,7 @@
 games' compiled rules say what their Python rules say, and self-play with a real network plays the same games,
 move for move and visit for visit, compiled as plain; games without compiled rules keep the plain search."""
 
+import dataclasses
 import random
 
 import numba as nb
@@ -13,7 +14,7 @@ from pipeline.agents.search_agent import PlayConfig, SearchAgent
 from pipeline.games import make_game
 from pipeline.games.base import CompilesRules, offers
 from pipeline.games.compiled import CompiledRules
-from pipeline.games.contract import GameFault
+from pipeline.games.contract import GameFault, check_contract
 from pipeline.matches.arena import play_games
 from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import SENet
@@ -21,20 +22,27 @@ from pipeline.nets.shape import NetworkShape
 from pipeline.search import BatchedSearch, CachingEvaluator, SearchConfig, UniformEvaluator
 
 COMPILED_GAMES = ["tictactoe", "tictacmo", "connect4", "connect3x3"]
+CHANCE_GAMES = [
+    "kingdomino(players=4,fit=1)",
+    "kingdomino(players=3)",
+    "kingdomino(players=2,size=7,middle=1,harmony=1)",
+]
 
 
-@pytest.mark.parametrize("name", COMPILED_GAMES)
+@pytest.mark.parametrize("name", COMPILED_GAMES + CHANCE_GAMES)
 def test_compiled_rules_say_what_the_rules_say(name):
-    """Over random games: a state's row and back, the mover, the legal mask, the planes and each step."""
+    """Over random games: a state's row and back, the mover, the legal mask, the planes and each step; a
+    chance move's result drawn as the rules draw it from the same generator."""
     game = make_game(name)
     rules = game.compiled_rules()
     choose = random.Random(84)
     one = np.zeros(1, dtype=np.int64)  # every function takes a batch of nodes: here node 0 from node 1
-    seat, action = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    mask = np.zeros((2, game.num_actions), dtype=np.bool_)
-    planes = np.zeros((1, *game.observation_shape), dtype=np.float32)
-    for _ in range(30):
-        state = game.initial_state()
+    seat, action, chance = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.bool_)
+    mask = np.ones((2, game.num_actions), dtype=np.bool_)  # set: the compiled mask clears what it does not allow
+    planes = np.ones((1, *game.observation_shape), dtype=np.float32)
+    draws = 0
+    for g in range(30 if name in COMPILED_GAMES else 4):
+        state = game.initial_state(np.random.default_rng(g))
         while True:
             rows = np.stack([np.zeros(rules.width, dtype=np.int64), rules.to_row(state)])
             assert rules.from_row(rows[1]) == state
@@ -48,9 +56,20 @@ def test_compiled_rules_say_what_the_rules_say(name):
             rules.encode(rules.shape, rows, one + 1, 1, planes)
             assert np.array_equal(planes[0], game.encode(state))
             action[0] = choose.choice(game.legal_actions(state))
-            rules.step(rules.shape, rows, one + 1, action, one, 1)
-            state, _ = game.step(state, int(action[0]))
+            if rules.chance is not None:
+                rules.chance(rules.shape, rows, one + 1, action, 1, chance)
+            state, key = game.step(state, int(action[0]), np.random.default_rng([g, state.ply]))
+            assert chance[0] == (key is not None)
+            if key is None:
+                rules.step(rules.shape, rows, one + 1, action, one, 1)
+            else:
+                draws += 1
+                drawn = rules.draw(rows[1], np.random.default_rng([g, state.ply - 1]))
+                assert drawn == key
+                rules.outcome(rules.shape, rows, one + 1, action, np.array([drawn]), one, 1)
             assert rules.from_row(rows[0]) == state
+            assert np.array_equal(rows[0], rules.to_row(state))  # one row a state: the position cache's key
+    assert draws > 0 or name in COMPILED_GAMES
 
 
 def network_player(game, search: SearchConfig, compiled: bool) -> SearchAgent:
@@ -62,12 +81,22 @@ def network_player(game, search: SearchConfig, compiled: bool) -> SearchAgent:
     return SearchAgent(game, evaluator, search, play, "net", compiled=compiled)
 
 
-@pytest.mark.parametrize("name", ["tictacmo", "connect4", "connect3x3"])
-@pytest.mark.parametrize(
-    "search",
-    [SearchConfig(), SearchConfig(parallel_leaves=3, fpu_reduction=0.3), SearchConfig(root="gumbel")],
-    ids=["puct", "parallel-leaves", "gumbel"],
-)
+SEARCHES = {
+    "puct": SearchConfig(),
+    "parallel-leaves": SearchConfig(parallel_leaves=3, fpu_reduction=0.3),
+    "gumbel": SearchConfig(root="gumbel"),
+    "fixed-outcomes": SearchConfig(chance_outcomes="fixed", max_chance_children=2),  # Kingdomino's only
+    "greedy-playouts": SearchConfig(greedy_playout_weight=0.5, greedy_playouts=2),  # Kingdomino's only
+}
+SELF_PLAY_CASES = [
+    pytest.param(name, search, id=f"{name}-{kind}")
+    for name in ["tictacmo", "connect4", "connect3x3", "kingdomino(players=2)", CHANCE_GAMES[0]]
+    for kind, search in SEARCHES.items()
+    if kind in ("puct", "parallel-leaves", "gumbel") or name.startswith("kingdomino")
+]
+
+
+@pytest.mark.parametrize("name, search", SELF_PLAY_CASES)
 def test_compiled_self_play_plays_the_plain_search_games(name, search):
     game = make_game(name)
     games = {}
@@ -82,9 +111,8 @@ def test_compiled_self_play_plays_the_plain_search_games(name, search):
         assert all(np.array_equal(a, b) for a, b in zip(fast.root_values, plain.root_values))
 
 
-@pytest.mark.parametrize("spec", ["kingdomino(players=2)", "pig(players=2,goal=20)"])
-def test_games_without_compiled_rules_keep_the_plain_search(spec):
-    game = make_game(spec)
+def test_games_without_compiled_rules_keep_the_plain_search():
+    game = make_game("pig(players=2,goal=20)")
     assert not offers(game, CompilesRules)
     player = SearchAgent(game, UniformEvaluator(game), SearchConfig(), PlayConfig(simulations=8), "uniform")
     assert player.search.rules is None and player.forest.rules is None
@@ -160,3 +188,22 @@ def test_a_plugins_compiled_rules_are_checked_and_run_compiled(compiled_plugin):
     assert player.forest.rules is not None
     records, _ = play_games(game, [[player] * 2] * 2, seed=1, parallel=2)
     assert all(record.scores is not None for record in records)
+
+
+def test_compiled_chance_that_draws_otherwise_than_the_rules_is_one_line():
+    """Compiled rules whose draw takes another row than the game's `step` from the same generator (the
+    search would explore draws the game never makes): the contract's one line, naming the draw."""
+    game = make_game("kingdomino(players=2)")
+    rules = game.compiled_rules()
+
+    def front_of_the_deck(row, rng):
+        return tuple(sorted(rules.draw(row, None)))
+
+    game.compiled_rules = lambda: dataclasses.replace(rules, draw=front_of_the_deck)
+    with pytest.raises(GameFault) as fault:
+        check_contract(game)
+    line = str(fault.value)
+    assert "compiled_rules: draw gave" in line and "kingdomino" in line and "\n" not in line
+    game.compiled_rules = lambda: dataclasses.replace(rules, chance=None)
+    with pytest.raises(GameFault, match="compiled_rules: chance says move .* has no random result"):
+        check_contract(game)

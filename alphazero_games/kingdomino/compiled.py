@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from alphazero_games.kingdomino import rows
 from alphazero_games.kingdomino import rule_kernels as kernels
 from alphazero_games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
+from pipeline.games.compiled import CompiledRules
 from pipeline.games.values import pairwise_points
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
@@ -62,6 +64,10 @@ class CompiledKingdomino(KingdominoGame):
         kingdoms = np.array(rows).reshape(len(states), self.num_players, -1)
         return kingdoms, np.array([self.header(s) for s in states], dtype=np.int64)
 
+    def compiled_rules(self) -> CompiledRules:
+        """The rules over search's rows (`rows.py`; `pipeline/games/base.py`'s `CompilesRules`)."""
+        return rows.compiled_rules(self)
+
     # --- compiled paths ---------------------------------------------------------------------------
     def legal_mask(self, state: KingdominoState) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
@@ -97,8 +103,13 @@ class CompiledKingdomino(KingdominoGame):
         decks = np.zeros((len(states), 48), dtype=np.int64)
         for deck, state in zip(decks, states):
             deck[: len(state.deck)] = state.deck
+        return self.play_out(kingdoms, headers, decks, rngs)
+
+    def play_out(self, kingdoms: np.ndarray, headers: np.ndarray, decks: np.ndarray, rngs: list):
+        """`greedy_outcomes` of states as the kernels hold them (kingdoms, headers, decks), a state each
+        row; the kingdoms are played on, in place."""
         seeds = np.array([-1 if rng is None else int(rng.integers(SEED_BOUND)) for rng in rngs], dtype=np.int64)
-        ranks = np.zeros((len(states), self.num_players, 3), dtype=np.int64)
+        ranks = np.zeros((len(kingdoms), self.num_players, 3), dtype=np.int64)
         kernels.greedy_playouts(kingdoms, headers, decks, seeds, *self._flags, self.row_length, ranks)
         return self.standings(ranks), ranks[:, :, 0].astype(np.float64)
 

@@ -406,59 +406,64 @@ def greedy_playouts(kingdoms, headers, decks, seeds, size, middle, harmony, row_
 @nb.njit(cache=True)
 def encode(kingdoms, headers, features, size, middle, harmony, fit, row_length, out):
     """The reference's `encode_batch` into `out` (states, planes, cells), zeroed by the caller."""
-    games, players = kingdoms.shape[0], kingdoms.shape[1]
-    grid = 2 * size - 1
-    cells = grid * grid
-    analyses = np.empty((players, ANALYSIS_ROWS, cells), dtype=np.int64)
+    players = kingdoms.shape[1]
+    analyses = np.empty((players, ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
     placed = np.zeros(players, np.int64)
-    slot_planes = FEATURES + players * (1 + fit)
-    for g in range(games):
+    for g in range(kingdoms.shape[0]):
         h = headers[g]
-        king = h[KING]
-        mover = h[ORDER + king]
-        for k in range(players):
-            seat = (mover + k) % players
-            kingdom, analysis = kingdoms[g, seat], analyses[seat]
-            _, placed[seat] = analyse(kingdom, size, analysis)
-            base = PLAYER_PLANES * k
-            for cell in range(cells):
-                terrain = kingdom[cell]
-                if 1 <= terrain <= 6:
-                    out[g, base + terrain - 1, cell] = 1.0
-                    out[g, base + 7, cell] = analysis[CROWNS, analysis[LABELS, cell]]
-                out[g, base + 6, cell] = kingdom[cells + cell]
-                out[g, base + 8, cell] = analysis[OPEN, cell]
-        base = PLAYER_PLANES * players
-        for start, count_at, owners_at in ((ROW, ROW_COUNT, ORDER), (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS)):
-            for i in range(h[count_at]):
-                number, owner = h[start + i], h[owners_at + i]
-                for j in range(FEATURES):
-                    out[g, base + j, :] = features[number, j]
-                if owner != FREE:
-                    out[g, base + FEATURES + (owner - mover) % players, :] = 1.0
-                elif fit:
-                    for k in range(players):
-                        seat = (mover + k) % players
-                        gain = best_placement(
-                            kingdoms[g, seat], analyses[seat], placed[seat], number, size, middle, harmony
-                        )[1]
-                        out[g, base + FEATURES + players + k, :] = gain
-                base += slot_planes
-            base += (row_length - h[count_at]) * slot_planes
-        out[g, base, :] = h[PLACING]
-        out[g, base + 1 + king, :] = 1.0
-        out[g, base + 1 + row_length, :] = h[DECK] // row_length
-        if not fit or h[DONE]:
-            continue
-        for start, count_at, owners_at, is_row in (
-            (ROW, ROW_COUNT, ORDER, True),
-            (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS, False),
-        ):
-            for i in range(h[count_at]):
-                owner = h[owners_at + i]
-                held = (i > king or (i == king and h[PLACING])) if is_row else owner != FREE
-                if held:
-                    gain = best_placement(
-                        kingdoms[g, owner], analyses[owner], placed[owner], h[start + i], size, middle, harmony
-                    )[1]
-                    out[g, base + 2 + row_length + (owner - mover) % players, :] += gain
+        encode_state(kingdoms[g], h, features, size, middle, harmony, fit, row_length, analyses, placed, out[g])
+
+
+@nb.njit(cache=True)
+def encode_state(kingdoms, h, features, size, middle, harmony, fit, row_length, analyses, placed, out):
+    """One state's planes (planes, cells) from its kingdoms (players, row) and header `h`, into a zeroed
+    `out`; `analyses` and `placed` are work space of a seat each."""
+    players = kingdoms.shape[0]
+    cells = (2 * size - 1) ** 2
+    slot_planes = FEATURES + players * (1 + fit)
+    king = h[KING]
+    mover = h[ORDER + king]
+    for k in range(players):
+        seat = (mover + k) % players
+        kingdom, analysis = kingdoms[seat], analyses[seat]
+        _, placed[seat] = analyse(kingdom, size, analysis)
+        base = PLAYER_PLANES * k
+        for cell in range(cells):
+            terrain = kingdom[cell]
+            if 1 <= terrain <= 6:
+                out[base + terrain - 1, cell] = 1.0
+                out[base + 7, cell] = analysis[CROWNS, analysis[LABELS, cell]]
+            out[base + 6, cell] = kingdom[cells + cell]
+            out[base + 8, cell] = analysis[OPEN, cell]
+    base = PLAYER_PLANES * players
+    for start, count_at, owners_at in ((ROW, ROW_COUNT, ORDER), (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS)):
+        for i in range(h[count_at]):
+            number, owner = h[start + i], h[owners_at + i]
+            for j in range(FEATURES):
+                out[base + j, :] = features[number, j]
+            if owner != FREE:
+                out[base + FEATURES + (owner - mover) % players, :] = 1.0
+            elif fit:
+                for k in range(players):
+                    seat = (mover + k) % players
+                    gain = best_placement(kingdoms[seat], analyses[seat], placed[seat], number, size, middle, harmony)
+                    out[base + FEATURES + players + k, :] = gain[1]
+            base += slot_planes
+        base += (row_length - h[count_at]) * slot_planes
+    out[base, :] = h[PLACING]
+    out[base + 1 + king, :] = 1.0
+    out[base + 1 + row_length, :] = h[DECK] // row_length
+    if not fit or h[DONE]:
+        return
+    for start, count_at, owners_at, is_row in (
+        (ROW, ROW_COUNT, ORDER, True),
+        (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS, False),
+    ):
+        for i in range(h[count_at]):
+            owner = h[owners_at + i]
+            held = (i > king or (i == king and h[PLACING])) if is_row else owner != FREE
+            if held:
+                gain = best_placement(
+                    kingdoms[owner], analyses[owner], placed[owner], h[start + i], size, middle, harmony
+                )[1]
+                out[base + 2 + row_length + (owner - mover) % players, :] += gain

@@ -4,7 +4,7 @@ Why: with a small network, creating, judging and encoding each new node in Pytho
 self-play's time (docs/results/speed-bench.md, "Where a simulation's time goes"). A game that offers
 `CompiledRules` (`base.py`'s `CompilesRules`) lets search do all of it for a whole batch of trees in a
 few compiled calls a step (`pipeline/search/mcts.py`'s `_find_leaves_compiled`), with no Python per
-node. Only deterministic games: a chance move's outcomes stay with the plain search.
+node.
 
 Each compiled function is a numba function (`cache=True`) over the forest's rows (`rows`: one int64
 row a node) for the first `count` nodes a batch names; it takes `shape`, the game's constants as an
@@ -17,6 +17,20 @@ int64 array, first, so that one compiled function serves every variant of a game
   finished games too, whose masks are not read);
 - `encode(shape, rows, nodes, count, out)`: `out[i]`, the network's planes (float32, the observation
   shape) of `nodes[i]`, as the game's `encode` gives them.
+
+A game with chance moves offers three more:
+
+- `chance(shape, rows, nodes, actions, count, out)`: `out[i]`, whether `actions[i]` at `nodes[i]` has a
+  random result (`step` is never asked for those moves);
+- `draw(row, rng)`, plain Python: the chance key (a tuple of ints) of such a move's result, drawn from
+  `rng` (a numpy Generator) exactly as the game's own `step` draws it, so that the same seed gives the
+  plain search's games;
+- `outcome(shape, rows, parents, actions, keys, children, count)`: row `children[i]` becomes row
+  `parents[i]` after `actions[i]` with the result `keys[i]` (the key as int64, `draw`'s ints in order).
+
+A game that plays greedy playouts (`base.py`'s `PlaysGreedy`) may offer `playouts(rows, rngs)`, plain
+Python: `greedy_outcomes` of the rows' states (its (scores, margins), each playout drawing from its
+generator in `rngs` as from the state); without it, a search that mixes playouts in keeps the plain search.
 
 Search calls them from Python, never passes them to a compiled function: numba's cache keeps no
 kernel that takes functions as arguments safely across processes.
@@ -43,3 +57,8 @@ class CompiledRules:
     mover: Any
     legal: Any
     encode: Any
+    # a game with chance moves: which moves they are, a result drawn in Python, the row it leads to
+    chance: Any = None
+    draw: Callable[[np.ndarray, Any], tuple[int, ...]] | None = None
+    outcome: Any = None
+    playouts: Callable[[list[np.ndarray], list], tuple[np.ndarray, Any]] | None = None  # greedy, from rows

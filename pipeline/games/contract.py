@@ -87,8 +87,11 @@ def check_contract(game, seed: int = 0) -> None:
 
 def _check_compiled(game, rules, name: str, state, where: str) -> None:
     """A game's compiled rules (`compiled.py`) at `state`: its row and back is the state, and the row's
-    mover, legal mask, planes and every legal move's next row are what the Python rules give. Search runs
-    them unguarded, so a rule they get wrong would be a wrong search, not an error line."""
+    mover, legal mask, planes and every legal move's next row are what the Python rules give (a chance
+    move's too, its result drawn as `step` draws it). Search runs them unguarded, so a rule they get wrong
+    would be a wrong search, not an error line."""
+    if rules.chance is not None and (rules.draw is None or rules.outcome is None):
+        raise GameFault(f"game {name}: compiled_rules: a game with `chance` moves offers `draw` and `outcome` too")
     row = np.asarray(call(name, "compiled_rules: to_row", rules.to_row, state))
     if row.shape != (rules.width,) or row.dtype != np.int64:
         raise GameFault(
@@ -111,9 +114,24 @@ def _check_compiled(game, rules, name: str, state, where: str) -> None:
     call(name, "compiled_rules: encode", rules.encode, rules.shape, rows, nodes, 1, planes)
     if not np.array_equal(planes[0], game.encode(state)):
         raise GameFault(f"game {name}: compiled_rules: encode gave other planes than encode{where}")
+    flag = np.zeros(1, dtype=np.bool_)
     for action in np.flatnonzero(mask[0]).tolist():
-        call(name, "compiled_rules: step", rules.step, rules.shape, rows, nodes[:1], np.array([action]), nodes[1:], 1)
-        if not _same(game, rules.from_row(rows[1]), call(name, "step", game.step, state, action)[0]):
+        move = np.array([action])
+        if rules.chance is not None:
+            call(name, "compiled_rules: chance", rules.chance, rules.shape, rows, nodes[:1], move, 1, flag)
+        after, key = call(name, "step", game.step, state, action, np.random.default_rng(action))
+        if bool(flag[0]) != (key is not None):
+            said = "a random result" if flag[0] else "no random result (no `chance` says which do)"
+            raise GameFault(f"game {name}: compiled_rules: chance says move {action} has {said}, step another{where}")
+        if key is None:
+            call(name, "compiled_rules: step", rules.step, rules.shape, rows, nodes[:1], move, nodes[1:], 1)
+        else:
+            drawn = call(name, "compiled_rules: draw", rules.draw, row, np.random.default_rng(action))
+            if drawn != key:
+                raise GameFault(f"game {name}: compiled_rules: draw gave {drawn} where step drew {key}{where}")
+            keys = np.array([drawn], dtype=np.int64)
+            call(name, "compiled_rules: outcome", rules.outcome, rules.shape, rows, nodes[:1], move, keys, nodes[1:], 1)
+        if not _same(game, rules.from_row(rows[1]), after):
             raise GameFault(f"game {name}: compiled_rules: step of move {action} gave another state than step{where}")
 
 

@@ -169,10 +169,12 @@ class Forest:
         self.outcomes[node] = {}
         return node
 
-    def outcome(self, slot: int, chance: int, key, state) -> int:
+    def outcome(self, slot: int, chance: int, key, state=None) -> tuple[int, bool]:
         """The child of chance node `chance` for outcome `key` (reaching `state`), counted as visited
-        once more; a new key beyond `max_chance_children` replaces the least visited outcome, or with
-        fixed outcomes is not kept: the pass goes on from the least visited outcome kept."""
+        once more, and whether it is new; a new key beyond `max_chance_children` replaces the least
+        visited outcome, or with fixed outcomes is not kept: the pass goes on from the least visited
+        outcome kept. Without `state` a new outcome's node is only allocated: search's compiled expansion
+        writes its row."""
         outcomes = self.outcomes[chance]
         entry = outcomes.get(key)
         if entry is None and len(outcomes) >= self.max_chance_children:
@@ -181,10 +183,12 @@ class Forest:
                 entry = outcomes[least]
             else:
                 del outcomes[least]
-        if entry is None:
-            entry = outcomes[key] = [self.add_node(slot, state), 0]
+        new = entry is None
+        if new:
+            node = self._allocate(slot) if state is None else self.add_node(slot, state)
+            entry = outcomes[key] = [node, 0]
         entry[1] += 1
-        return entry[0]
+        return entry[0], new
 
     def room(self, slot: int) -> int:
         return self.capacity - int(self.used[slot])
@@ -208,7 +212,7 @@ class Forest:
         """
         child = self.children[self.roots[slot], action]
         if child >= 0 and self.status[child] == CHANCE:
-            child = next((c for c, _ in self.outcomes[child].values() if self.states[c] == state), -1)
+            child = next((c for c, _ in self.outcomes[child].values() if self.state(c) == state), -1)
         if child < 0 or self.state(child) != state:
             return False
         self.roots[slot] = child

@@ -29,7 +29,18 @@ from pipeline.plumbing.clip import quoted
 from pipeline.search.evaluator import Evaluator, judges_planes
 from pipeline.search.forest import Forest
 from pipeline.search.playouts import check_playouts, mix_playouts
-from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, backup, reach_leaves, select_leaves, settle_leaves
+from pipeline.search.tree_kernels import (
+    CHANCE,
+    EXPANDED,
+    FINISHED,
+    NEEDS_OUTCOME,
+    RESUMED,
+    TERMINAL,
+    backup,
+    reach_leaves,
+    select_leaves,
+    settle_leaves,
+)  # fmt: skip
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
@@ -69,7 +80,15 @@ class _Walks:
         self.new_nodes, self.new_parents, self.new_actions, self.movers = (
             np.zeros(n, dtype=np.int64) for _ in range(4)
         )
+        self.chance_moves = np.zeros(n, dtype=np.bool_)  # whether each walk's last move has a random result
         self._planes: np.ndarray | None = None
+        self.keys: np.ndarray | None = None  # the compiled expansion's new chance outcomes' keys, a row each
+
+    def key_rows(self, width: int) -> np.ndarray:
+        """`keys`, one buffer for every step (a game's chance keys are `width` ints)."""
+        if self.keys is None:
+            self.keys = np.zeros((len(self.starts), width), dtype=np.int64)
+        return self.keys
 
     def planes(self, shape: tuple[int, ...]) -> np.ndarray:
         """The network's input for this step's leaves, one buffer for every step."""
@@ -96,8 +115,10 @@ class BatchedSearch:
         self._step = game.step_legal if offers(game, StepsLegalMoves) else game.step
         compiles = compiled and offers(game, CompilesRules) and judges_planes(evaluator)
         # the rules a forest of this search is expanded with: give them to its Forest (greedy playouts
-        # read each leaf's state in Python: they keep the plain search)
-        self.rules = game.compiled_rules() if compiles and config.greedy_playout_weight == 0 else None
+        # keep the plain search unless the rules play them out from rows)
+        rules = game.compiled_rules() if compiles else None
+        playouts = rules is not None and rules.playouts is not None
+        self.rules = rules if config.greedy_playout_weight == 0 or playouts else None
 
     def new_forest(self, capacity: int, slots: int) -> Forest:
         """A forest for this search's trees: the config's value scheme and chance outcomes, and the
@@ -230,33 +251,70 @@ class BatchedSearch:
 
     def _find_leaves_compiled(self, forest: Forest, rows: np.ndarray, forced: np.ndarray, walks: _Walks) -> None:
         """`_find_leaves` with the game's compiled rules: a few compiled calls create, settle and encode
-        every new leaf of the batch; Python values the new finished games and calls the evaluator once."""
+        every new leaf of the batch; Python draws chance outcomes, values the new finished games and calls
+        the evaluator once."""
         rules, active, values = self.rules, walks.active, walks.values
-        self._select(forest, forced, walks)
-        created = reach_leaves(
-            active, rows, walks.parents, walks.actions, walks.leaves, forest.capacity, forest.used, forest.children,
-            walks.new_nodes, walks.new_parents, walks.new_actions,
-        )  # fmt: skip
-        if created:
-            rules.step(rules.shape, forest.rows, walks.new_parents, walks.new_actions, walks.new_nodes, created)
-            rules.mover(rules.shape, forest.rows, walks.new_nodes, created, walks.movers)
-            rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
-        judged, ended, stuck = settle_leaves(
-            walks.new_nodes, walks.movers, created, forest.status, forest.players, forest.legal, active, walks.leaves,
-            walks.pending, walks.walk_pending, walks.new_ends,
-        )  # fmt: skip
-        if stuck >= 0:
-            raise GameFault(f"game {quoted(self.game.name)}: legal_mask: no legal move in a state that is not terminal")
-        for node in walks.new_ends[:ended].tolist():
-            forest.judge_end(node)
-        finished = active & (walks.walk_pending < 0)
-        values[finished] = forest.terminal_values[walks.leaves[finished]]
+        walks.walk_pending[:] = FINISHED
+        judged = 0
+        while active.any():
+            self._select(forest, forced, walks)
+            if rules.chance is not None:
+                rules.chance(rules.shape, forest.rows, walks.parents, walks.actions, len(rows), walks.chance_moves)
+            created = reach_leaves(
+                active, rows, walks.parents, walks.actions, walks.leaves, walks.chance_moves, forest.capacity,
+                forest.used, forest.children, walks.new_nodes, walks.new_parents, walks.new_actions,
+            )  # fmt: skip
+            drawn = self._draw_outcomes(forest, rows, walks, created) if rules.chance is not None else 0
+            if created:
+                rules.step(rules.shape, forest.rows, walks.new_parents, walks.new_actions, walks.new_nodes, created)
+            if drawn:
+                rules.outcome(
+                    rules.shape, forest.rows, walks.new_parents[created:], walks.new_actions[created:], walks.keys,
+                    walks.new_nodes[created:], drawn,
+                )  # fmt: skip
+            created += drawn
+            if created:
+                rules.mover(rules.shape, forest.rows, walks.new_nodes, created, walks.movers)
+                rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
+            judged, ended, stuck = settle_leaves(
+                walks.new_nodes, walks.movers, created, forest.status, forest.players, forest.legal, active,
+                walks.leaves, walks.pending, judged, walks.walk_pending, walks.new_ends,
+            )  # fmt: skip
+            if stuck >= 0:
+                raise GameFault(
+                    f"game {quoted(self.game.name)}: legal_mask: no legal move in a state that is not terminal"
+                )
+            for node in walks.new_ends[:ended].tolist():
+                forest.judge_end(node)
+            finished = active & (walks.walk_pending == FINISHED)
+            values[finished] = forest.terminal_values[walks.leaves[finished]]
+            active &= walks.walk_pending == RESUMED
+            walks.starts[active] = walks.leaves[active]
         if judged:
             planes = walks.planes(self.game.observation_shape)
             rules.encode(rules.shape, forest.rows, walks.pending, judged, planes)
             answer = self._judge_planes(forest, walks.pending[:judged].tolist(), planes[:judged])
-            waiting = active & (walks.walk_pending >= 0)
+            waiting = walks.walk_pending >= 0
             values[waiting] = answer[walks.walk_pending[waiting]]
+
+    def _draw_outcomes(self, forest: Forest, rows: np.ndarray, walks: _Walks, created: int) -> int:
+        """Draw the outcome of every chance move the walks stopped at, from their trees' generators in
+        walk order as the plain search does (`_reach`), and list each new outcome after the `created` new
+        nodes, its key in `walks.keys`, for the game's compiled `outcome`; returns how many are new."""
+        drawn = 0
+        for i in np.flatnonzero(walks.active & (walks.leaves == NEEDS_OUTCOME)).tolist():
+            slot, parent, action = int(rows[i]), int(walks.parents[i]), int(walks.actions[i])
+            chance = int(forest.children[parent, action])
+            if chance < 0:
+                forest.children[parent, action] = chance = forest.add_chance_node(slot)
+            key = self.rules.draw(forest.rows[parent], forest.rngs[slot])
+            walks.leaves[i], new = forest.outcome(slot, chance, key)
+            if new:
+                walks.new_nodes[created + drawn], walks.new_parents[created + drawn] = walks.leaves[i], parent
+                walks.new_actions[created + drawn] = action
+                walks.key_rows(len(key))[drawn] = key
+                drawn += 1
+        return drawn
 
     def _reach(self, forest: Forest, slot: int, parent: int, action: int) -> int:
         """The node a walk that stopped at a missing child or a chance node reaches, creating it (and
@@ -265,14 +323,14 @@ class BatchedSearch:
         child = int(forest.children[parent, action])
         if child >= 0 and forest.status[child] != CHANCE:
             return child
-        state, key = self._step(forest.states[parent], action, forest.rngs[slot])
+        state, key = self._step(forest.state(parent), action, forest.rngs[slot])
         if key is None:  # a deterministic move seen for the first time
             child = forest.add_node(slot, state)
             forest.children[parent, action] = child
             return child
         if child < 0:
             forest.children[parent, action] = child = forest.add_chance_node(slot)
-        return forest.outcome(slot, child, key, state)
+        return forest.outcome(slot, child, key, state)[0]
 
     def run(self, forest: Forest, slots: list[int], simulations: int, add_noise: bool = False) -> None:
         """Prepare the roots and add `simulations` simulations to every tree."""

@@ -11,6 +11,7 @@ from the tree's own generator, so a game's search stays reproducible whatever ga
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -39,20 +40,21 @@ def greedy_outcomes(game, states: list, rngs: list) -> tuple[np.ndarray, np.ndar
     return scores, margins
 
 
-def playout_values(game, states: list, rngs: list, value: ValueParams) -> np.ndarray:
+def playout_values(game, states: list, rngs: list, value: ValueParams, play_out=None) -> np.ndarray:
     """The end value under `value`'s scheme (absolute seats) of one greedy playout from each state: what
-    a leaf mixes in and what `mce` averages a move's playouts of."""
-    scores, margins = greedy_outcomes(game, states, rngs)
+    a leaf mixes in and what `mce` averages a move's playouts of. `play_out(states, rngs)` gives the
+    playouts' (scores, margins): `greedy_outcomes` unless a compiled search plays out from its rows."""
+    scores, margins = (play_out or partial(greedy_outcomes, game))(states, rngs)
     return outcome_value(scores, margins, margin_scale(game), value.scheme, value.zero_sum)
 
 
-def playout_means(game, states: list, rngs: list, count: int, value: ValueParams) -> np.ndarray:
+def playout_means(game, states: list, rngs: list, count: int, value: ValueParams, play_out=None) -> np.ndarray:
     """The mean end value under `value`'s scheme (absolute seats) of `count` greedy playouts from each
     state, drawn one after another from its generator in `rngs`: the judgement flat Monte Carlo
     gives a position, which a leaf (`search.greedy_playouts`) and a value target
-    (`selfplay.playout_value_playouts`) both take."""
+    (`selfplay.playout_value_playouts`) both take. `play_out` as `playout_values`'."""
     repeated = [state for state in states for _ in range(count)]
-    outcomes = playout_values(game, repeated, [rng for rng in rngs for _ in range(count)], value)
+    outcomes = playout_values(game, repeated, [rng for rng in rngs for _ in range(count)], value, play_out)
     return outcomes.reshape(len(states), count, -1).mean(axis=1)
 
 
@@ -69,8 +71,12 @@ def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.nda
     `config.greedy_playouts` greedy playouts from each node's state, all in absolute seats; each
     playout draws from its tree's generator. Several playouts a leaf average out the draws that make
     one playout's outcome noisy, as flat Monte Carlo's many playouts do."""
-    states = [forest.state(node) for node in nodes]
     rngs = [forest.rngs[node // forest.capacity] for node in nodes]
-    means = playout_means(forest.game, states, rngs, config.greedy_playouts, config.value)
+    rules = forest.rules
+    if rules is not None and rules.playouts is not None:  # a compiled search plays out from its rows
+        positions, play_out = list(forest.rows[nodes]), rules.playouts
+    else:
+        positions, play_out = [forest.state(node) for node in nodes], None
+    means = playout_means(forest.game, positions, rngs, config.greedy_playouts, config.value, play_out)
     weight = config.greedy_playout_weight
     return (1 - weight) * values + weight * means

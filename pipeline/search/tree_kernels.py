@@ -17,6 +17,7 @@ import numpy as np
 
 UNEXPANDED, EXPANDED, TERMINAL, CHANCE = 0, 1, 2, 3
 MISSING, NEEDS_OUTCOME = -1, -2  # leaf_nodes codes: create the child / draw a chance outcome first
+FINISHED, RESUMED = -1, -2  # walk_pending codes: the walk ended at a finished game / walks on from its leaf
 
 
 @nb.njit(cache=True)
@@ -127,17 +128,21 @@ def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, p
 
 @nb.njit(cache=True)
 def reach_leaves(
-    active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, capacity, used, children, new_nodes, new_parents,
-    new_actions,
+    active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, chance_moves, capacity, used, children, new_nodes,
+    new_parents, new_actions,
 ):  # fmt: skip
-    """For a game with compiled rules (a deterministic game: `pipeline/games/compiled.py`): give every
-    active walk that `select_leaves` stopped at a missing child that child's node, allocated in walk order
-    as the plain search does, and list the new nodes with their parent and action for the game's `step`.
-    An edge an earlier walker of the tree created in this step is followed, not created again. Writes
-    each walk's leaf to `leaf_nodes`; returns how many nodes are new."""
+    """For a game with compiled rules (`pipeline/games/compiled.py`): give every active walk that
+    `select_leaves` stopped at a missing child that child's node, allocated in walk order as the plain
+    search does, and list the new nodes with their parent and action for the game's `step`. An edge an
+    earlier walker of the tree created in this step is followed, not created again; a move with a random
+    result (`chance_moves[g]`) is left to Python (NEEDS_OUTCOME). Writes each walk's leaf to `leaf_nodes`;
+    returns how many nodes are new."""
     count = 0
     for g in range(active.shape[0]):
         if not active[g] or leaf_nodes[g] != MISSING:
+            continue
+        if chance_moves[g]:
+            leaf_nodes[g] = NEEDS_OUTCOME
             continue
         parent, action = leaf_parents[g], leaf_actions[g]
         leaf = children[parent, action]
@@ -154,15 +159,17 @@ def reach_leaves(
 
 @nb.njit(cache=True)
 def settle_leaves(
-    new_nodes, movers, count, status, players, legal, active, leaf_nodes, pending, walk_pending, new_ends
+    new_nodes, movers, count, status, players, legal, active, leaf_nodes, pending, judged, walk_pending, new_ends
 ):  # fmt: skip
-    """After the game's `step`, `mover` and `legal` of the new nodes: mark each finished or waiting for the
-    evaluator, and list every active walk's leaf to judge once in `pending` (walks of one tree may stop at
-    the same new leaf), in the order the plain search judges them; `walk_pending[g]` is walk g's entry
-    there, -1 for a finished game (the new ones listed in `new_ends`, for Python to value).
+    """After the game's `step`, `mover` and `legal` of the new nodes (and Python's chance outcomes): mark
+    each new node finished or waiting for the evaluator, and list every active walk's leaf to judge once
+    in `pending` after its first `judged` entries (walks of one tree may stop at the same new leaf), in
+    the order the plain search judges them. `walk_pending[g]` is walk g's entry there, FINISHED for a
+    finished game (the new ones listed in `new_ends`, for Python to value), RESUMED for a chance outcome
+    searched before, which the walk goes on from.
 
-    Returns the leaves to judge, the new finished games, and a node with no legal move though its game
-    goes on (-1 where none: the game's fault)."""
+    Returns the leaves to judge in all, the new finished games, and a node with no legal move though its
+    game goes on (-1 where none: the game's fault)."""
     ended = 0
     for i in range(count):
         node = new_nodes[i]
@@ -174,14 +181,16 @@ def settle_leaves(
         status[node] = UNEXPANDED
         players[node] = movers[i]
         if not legal[node].any():
-            return 0, ended, node
-    judged = 0
+            return judged, ended, node
     for g in range(active.shape[0]):
         if not active[g]:
             continue
         leaf = leaf_nodes[g]
         if status[leaf] == TERMINAL:
-            walk_pending[g] = -1
+            walk_pending[g] = FINISHED
+            continue
+        if status[leaf] == EXPANDED:
+            walk_pending[g] = RESUMED
             continue
         k = 0
         while k < judged and pending[k] != leaf:

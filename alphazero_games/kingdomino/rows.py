@@ -1,0 +1,248 @@
+"""Kingdomino's rules compiled over int64 rows (`pipeline/games/compiled.py`), for search's compiled
+expansion: one row a state, on `rule_kernels.py`'s kernels.
+
+A row holds the kernels' header (`rule_kernels.HEADER` ints), the ply, the deck's dominoes (one byte
+each, in the deck's order) and each seat's kingdom as the kernels' int8 row, both bytes of the row seen
+as int8. Drawing a row of dominoes is the game's one chance move: `chance` names the picks that end a
+round with dominoes left to draw, and search leaves those to the Python rules (`rules.py`'s `step`),
+which draw from the tree's generator as the plain search does. The variant's constants travel as
+`shape` (below).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from alphazero_games.kingdomino.rule_kernels import (
+    ANALYSIS_ROWS,
+    DECK,
+    DONE,
+    HEADER,
+    KING,
+    NEXT_COUNT,
+    NEXT_OWNERS,
+    NEXT_ROW,
+    ORDER,
+    PLACING,
+    ROW,
+    ROW_COUNT,
+    encode_state,
+    place,
+    placement_mask,
+)  # fmt: skip
+from alphazero_games.kingdomino.rules import _FEATURES, Kingdom, KingdominoState, _draw
+from pipeline.games.compiled import CompiledRules
+
+SIZE, MIDDLE, HARMONY, FIT, ROW_LENGTH, PLAYERS, FIRST_PICK, DISCARD, KINGDOM_BYTES = range(9)  # `shape`
+PLY = HEADER  # after the header, the ply
+DECK_AT = HEADER + 1  # then the deck, one byte a domino, in DECK_WORDS int64
+DECK_WORDS = 6  # 48 dominoes at most
+KINGDOMS_AT = DECK_AT + DECK_WORDS  # then the kingdoms, KINGDOM_BYTES each, seat by seat
+FEATURES = _FEATURES  # the dominoes' 14 numbers, a constant of the compiled encoder
+
+
+@nb.njit(cache=True)
+def _kingdom(shape, row, seat):
+    """Seat `seat`'s kingdom in `row`: the kernels' int8 row, a view that `place` writes through."""
+    start = 8 * KINGDOMS_AT + seat * shape[KINGDOM_BYTES]
+    return row.view(np.int8)[start : start + shape[KINGDOM_BYTES]]
+
+
+@nb.njit(cache=True)
+def _step(shape, parent, action, out):
+    """`rules.py`'s `_apply` of a move that draws nothing: a placement or discard, or a pick (the round's
+    last only when the deck is empty)."""
+    out[:] = parent
+    king, row_length = out[KING], shape[ROW_LENGTH]
+    mover = out[ORDER + king]
+    out[PLY] += 1
+    if out[PLACING]:
+        if action != shape[DISCARD]:
+            place(_kingdom(shape, out, mover), out[ROW + king], action, 2 * shape[SIZE] - 1)
+        if out[NEXT_COUNT] > 0:
+            out[PLACING] = 0
+        elif king + 1 == row_length:
+            out[DONE] = 1
+        else:
+            out[KING] = king + 1
+        return
+    out[NEXT_OWNERS + action - shape[FIRST_PICK]] = mover
+    if king + 1 < row_length:
+        out[KING] = king + 1
+        out[PLACING] = out[ROW_COUNT] > 0
+        return
+    for i in range(4):  # the last round begins: the next row becomes this one, and none follows it
+        out[ROW + i], out[ORDER + i] = out[NEXT_ROW + i], out[NEXT_OWNERS + i]
+        out[NEXT_ROW + i], out[NEXT_OWNERS + i] = 0, 0
+    out[ROW_COUNT], out[NEXT_COUNT] = out[NEXT_COUNT], 0
+    out[KING], out[PLACING] = 0, 1
+
+
+@nb.njit(cache=True)
+def step(shape, rows, parents, actions, children, count):
+    for i in range(count):
+        _step(shape, rows[parents[i]], actions[i], rows[children[i]])
+
+
+@nb.njit(cache=True)
+def outcome(shape, rows, parents, actions, keys, children, count):
+    """The round's last pick with the next row drawn: `keys[i]`, its dominoes sorted, leave the deck."""
+    for i in range(count):
+        out = rows[children[i]]
+        _step(shape, rows[parents[i]], actions[i], out)
+        deck = out.view(np.int8)[8 * DECK_AT : 8 * (DECK_AT + DECK_WORDS)]
+        left = 0
+        for k in range(out[DECK]):
+            if not (keys[i] == deck[k]).any():
+                deck[left] = deck[k]
+                left += 1
+        deck[left:] = 0
+        out[DECK] = left
+        for slot in range(shape[ROW_LENGTH]):
+            out[NEXT_ROW + slot], out[NEXT_OWNERS + slot] = keys[i, slot], -1
+        out[NEXT_COUNT] = shape[ROW_LENGTH]
+
+
+@nb.njit(cache=True)
+def chance(shape, rows, nodes, actions, count, out):
+    """`out[i]`: whether `actions[i]` at `nodes[i]` draws the next row (the round's last pick, dominoes left)."""
+    for i in range(count):
+        row = rows[nodes[i]]
+        out[i] = not row[PLACING] and row[KING] + 1 == shape[ROW_LENGTH] and row[DECK] > 0
+
+
+@nb.njit(cache=True)
+def mover(shape, rows, nodes, count, out):
+    for i in range(count):
+        row = rows[nodes[i]]
+        out[i] = -1 if row[DONE] else row[ORDER + row[KING]]
+
+
+@nb.njit(cache=True)
+def legal(shape, rows, nodes, count, out):
+    for i in range(count):
+        row, mask = rows[nodes[i]], out[nodes[i]]
+        mask[:] = False
+        if row[DONE]:
+            continue
+        king = row[KING]
+        if row[PLACING]:
+            kingdom = _kingdom(shape, row, row[ORDER + king])
+            if placement_mask(kingdom, row[ROW + king], shape[SIZE], mask) == 0:
+                mask[shape[DISCARD]] = True
+            continue
+        for slot in range(row[NEXT_COUNT]):
+            mask[shape[FIRST_PICK] + slot] = row[NEXT_OWNERS + slot] < 0
+
+
+@nb.njit(cache=True)
+def encode(shape, rows, nodes, count, out):
+    players, cells = shape[PLAYERS], (2 * shape[SIZE] - 1) ** 2
+    analyses = np.empty((players, ANALYSIS_ROWS, cells), dtype=np.int64)
+    placed = np.zeros(players, np.int64)
+    for i in range(count):
+        row = rows[nodes[i]]
+        start = 8 * KINGDOMS_AT
+        kingdoms = row.view(np.int8)[start : start + players * shape[KINGDOM_BYTES]].reshape(players, -1)
+        planes = out[i].reshape(out.shape[1], cells)
+        planes[:] = 0.0
+        encode_state(
+            kingdoms, row, FEATURES, shape[SIZE], shape[MIDDLE], shape[HARMONY], shape[FIT], shape[ROW_LENGTH],
+            analyses, placed, planes,
+        )  # fmt: skip
+
+
+class _Rows:
+    """A game's (`compiled.py`'s `CompiledKingdomino`) states as rows and back."""
+
+    def __init__(self, game):
+        self.game = game
+        self.kingdom_bytes = 2 * game.grid * game.grid + 4
+        self.width = KINGDOMS_AT + -(-game.num_players * self.kingdom_bytes // 8)
+        codes = np.array([7, 1, 2, 3, 4, 5, 6])  # the castle's code, then the terrains': `Kingdom.lands`' order
+        self._codes = codes[:, None]
+        self._bits = game._cell_bit_array  # each cell's bit in a bitboard
+        self._board_bytes = game._bytes
+
+    def to_row(self, state: KingdominoState) -> np.ndarray:
+        game, row = self.game, np.zeros(self.width, dtype=np.int64)
+        row[:HEADER] = game.header(state)
+        row[PLY] = state.ply
+        data = row.view(np.int8)
+        data[8 * DECK_AT : 8 * DECK_AT + len(state.deck)] = state.deck
+        start = 8 * KINGDOMS_AT
+        for kingdom in state.kingdoms:
+            data[start : start + self.kingdom_bytes] = game.kingdom_row(kingdom)
+            start += self.kingdom_bytes
+        return row
+
+    def draw(self, row: np.ndarray, rng: np.random.Generator) -> tuple[int, ...]:
+        """The next row as the rules' `step` draws it from `rng` (`rules.py`'s `_draw`), sorted."""
+        deck = row.view(np.int8)[8 * DECK_AT : 8 * DECK_AT + int(row[DECK])].tolist()
+        return tuple(sorted(_draw(deck, self.game.row_length, rng)))
+
+    def playouts(self, rows: list[np.ndarray], rngs: list) -> tuple[np.ndarray, np.ndarray]:
+        """The game's `greedy_outcomes` of the rows' states, read straight off the rows."""
+        rows = np.array(rows)
+        data, seats = rows.view(np.int8), self.game.num_players
+        start = 8 * KINGDOMS_AT
+        kingdoms = data[:, start : start + seats * self.kingdom_bytes].reshape(len(rows), seats, -1).copy()
+        decks = data[:, 8 * DECK_AT : 8 * (DECK_AT + DECK_WORDS)].astype(np.int64)
+        return self.game.play_out(kingdoms, np.ascontiguousarray(rows[:, :HEADER]), decks, rngs)
+
+    def from_row(self, row: np.ndarray) -> KingdominoState:
+        header, data, length = row[:HEADER].tolist(), row.view(np.int8), self.game.row_length
+        start, seats = 8 * KINGDOMS_AT, range(self.game.num_players)
+        kingdoms = tuple(
+            self._kingdom(data[start + seat * self.kingdom_bytes : start + (seat + 1) * self.kingdom_bytes])
+            for seat in seats
+        )
+        row_count, next_count = header[ROW_COUNT], header[NEXT_COUNT]
+        return KingdominoState(
+            kingdoms=kingdoms,
+            row=tuple(header[ROW : ROW + row_count]),
+            order=tuple(header[ORDER : ORDER + length]),
+            next_row=tuple(header[NEXT_ROW : NEXT_ROW + next_count]),
+            next_owners=tuple(header[NEXT_OWNERS : NEXT_OWNERS + next_count]),
+            deck=tuple(data[8 * DECK_AT : 8 * DECK_AT + header[DECK]].tolist()),
+            king=header[KING],
+            placing=bool(header[PLACING]),
+            ply=int(row[PLY]),
+            done=bool(header[DONE]),
+        )
+
+    def _kingdom(self, grid: np.ndarray) -> Kingdom:
+        """A kernels' kingdom row as the reference's bitboards (`rule_kernels.unpack_kingdom` undone)."""
+        cells = len(self._bits)
+        terrain, crowns = grid[:cells], grid[cells : 2 * cells]
+        boards = np.zeros((9, 8 * self._board_bytes), dtype=np.uint8)
+        boards[:7, self._bits] = terrain[None, :] == self._codes
+        boards[7, self._bits], boards[8, self._bits] = crowns & 1, crowns >> 1 & 1
+        packed = np.packbits(boards, axis=1, bitorder="little")
+        castle, *lands, low, high = (int.from_bytes(board.tobytes(), "little") for board in packed)
+        return Kingdom((castle, *lands), low, high, tuple(grid[2 * cells : 2 * cells + 4].tolist()))
+
+
+def compiled_rules(game) -> CompiledRules:
+    """`game`'s (a `CompiledKingdomino`) rules over rows."""
+    rows = _Rows(game)
+    shape = np.array(
+        [game.size, game.middle, game.harmony, game.fit, game.row_length, game.num_players, game.first_pick,
+         game.discard, rows.kingdom_bytes],
+        dtype=np.int64,
+    )  # fmt: skip
+    return CompiledRules(
+        rows.width,
+        shape,
+        rows.to_row,
+        rows.from_row,
+        step,
+        mover,
+        legal,
+        encode,
+        chance,
+        rows.draw,
+        outcome,
+        rows.playouts,
+    )
