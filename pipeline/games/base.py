@@ -91,8 +91,9 @@ class StepsLegalMoves(Protocol):
 
 @runtime_checkable
 class CompilesRules(Protocol):
-    """A deterministic game whose rules are also compiled over int64 rows (`compiled.py`): search creates,
-    judges and encodes its new nodes for a whole batch of trees in one compiled call."""
+    """A game whose rules are also compiled over int64 rows (`compiled.py`): search creates, judges and
+    encodes its new nodes for a whole batch of trees in a few compiled calls (a chance move's result drawn
+    in Python, its row written compiled)."""
 
     def compiled_rules(self) -> CompiledRules: ...
 

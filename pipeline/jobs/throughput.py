@@ -225,6 +225,10 @@ class FreeNetwork(UniformEvaluator):
         self.game.encode_batch(states)
         return super().evaluate(states)
 
+    def evaluate_encoded(self, keys: list[bytes], encode) -> tuple[np.ndarray, np.ndarray]:
+        encode(None)
+        return super().evaluate_encoded(keys, encode)
+
 
 class _TimedNetwork:
     """A network call, its copies included, timed without a profiler."""

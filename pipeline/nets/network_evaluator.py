@@ -135,5 +135,5 @@ class NetworkEvaluator:
     def judges_planes(self) -> bool:
         return True
 
-    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
-        return self.network(planes)
+    def evaluate_encoded(self, keys: list[bytes], encode: Callable) -> tuple[np.ndarray, np.ndarray]:
+        return self.network(encode(None))

@@ -350,12 +350,15 @@ class ServedEvaluator:
         self.game, self.client, self.key = game, client, key
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
-        return self.evaluate_planes(self.game.encode_batch(states), [])
+        return self._ask(self.game.encode_batch(states))
 
     def judges_planes(self) -> bool:
         return True
 
-    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate_encoded(self, keys: list[bytes], encode: Callable) -> tuple[np.ndarray, np.ndarray]:
+        return self._ask(encode(None))
+
+    def _ask(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         flat = np.asarray(planes, dtype=np.float32).reshape(len(planes), -1)
         answers = self.client().evaluate(self.key, flat, self.game.num_actions + self.game.num_players)
         return answers[:, : self.game.num_actions], answers[:, self.game.num_actions :]

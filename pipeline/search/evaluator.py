@@ -16,14 +16,19 @@ class Evaluator(Protocol):
         """Return policy logits (B, actions) and value vectors (B, players) with index 0 the mover."""
 
 
+# `encode(indices)`: the planes of the positions at `indices` of the keys (None: of every key), which
+# search's compiled expansion encodes only when asked: a cached position is never encoded
+Encoder = Callable[[list[int] | None], np.ndarray]
+
+
 @runtime_checkable
 class JudgesPlanes(Protocol):
-    """An evaluator that judges positions already encoded (search's compiled expansion encodes them):
-    `keys` name the positions (equal keys, equal positions), for a cache."""
+    """An evaluator that judges positions named by `keys` (equal keys, equal positions; for a cache) and
+    encoded by search when asked (`Encoder`)."""
 
     def judges_planes(self) -> bool: ...
 
-    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]: ...
+    def evaluate_encoded(self, keys: list[bytes], encode: Encoder) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 def judges_planes(evaluator) -> bool:
@@ -62,8 +67,8 @@ class UniformEvaluator:
     def judges_planes(self) -> bool:
         return True
 
-    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
-        return self._zeros(len(planes))
+    def evaluate_encoded(self, keys: list[bytes], encode: Encoder) -> tuple[np.ndarray, np.ndarray]:
+        return self._zeros(len(keys))
 
     def _zeros(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         return (
@@ -88,13 +93,14 @@ class CachingEvaluator:
     def judges_planes(self) -> bool:
         return judges_planes(self.evaluator)
 
-    def evaluate_planes(self, planes: np.ndarray, keys: list[bytes]) -> tuple[np.ndarray, np.ndarray]:
-        """Positions encoded, named by `keys` (their rows' bytes: never equal to a state, so both kinds
-        share the cache); each new one's planes go to the evaluator once."""
+    def evaluate_encoded(self, keys: list[bytes], encode: Encoder) -> tuple[np.ndarray, np.ndarray]:
+        """Positions named by `keys` (their rows' bytes: never equal to a state, so both kinds share the
+        cache); only the new ones are encoded, and go to the evaluator once."""
 
         def judge(first: list[int]) -> tuple[np.ndarray, np.ndarray]:
-            fresh = planes if len(first) == len(keys) else planes[first]
-            return self.evaluator.evaluate_planes(fresh, [keys[i] for i in first])
+            if len(first) == len(keys):
+                return self.evaluator.evaluate_encoded(keys, encode)
+            return self.evaluator.evaluate_encoded([keys[i] for i in first], lambda at: encode(first))
 
         return self._answer(keys, judge)
 

@@ -210,13 +210,22 @@ class Forest:
 
         Sound only if that child holds the state the game actually reached; returns False otherwise.
         """
-        child = self.children[self.roots[slot], action]
+        child = int(self.children[self.roots[slot], action])
+        row = self.rules.to_row(state) if self.rules is not None else None
         if child >= 0 and self.status[child] == CHANCE:
-            child = next((c for c, _ in self.outcomes[child].values() if self.state(c) == state), -1)
-        if child < 0 or self.state(child) != state:
+            child = next((c for c, _ in self.outcomes[child].values() if self._holds(c, state, row)), -1)
+        if child < 0 or not self._holds(child, state, row):
             return False
         self.roots[slot] = child
+        self.states[child] = state
         return True
+
+    def _holds(self, node: int, state, row: np.ndarray | None) -> bool:
+        """Whether `node` holds `state` (whose row is `row`, where the forest keeps rows): by the rows where
+        the node has no state yet, as making one from its row costs more than the state's row."""
+        if row is None or self.states[node] is not None:
+            return self.state(node) == state
+        return np.array_equal(self.rows[node], row)
 
     def expanded(self, node: int) -> bool:
         return self.status[node] == EXPANDED

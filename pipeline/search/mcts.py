@@ -26,7 +26,7 @@ from pipeline.games.base import CompilesRules, StepsLegalMoves, offers, to_absol
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.plumbing.clip import quoted
-from pipeline.search.evaluator import Evaluator, judges_planes
+from pipeline.search.evaluator import Encoder, Evaluator, judges_planes
 from pipeline.search.forest import Forest
 from pipeline.search.playouts import check_playouts, mix_playouts
 from pipeline.search.tree_kernels import (
@@ -139,13 +139,17 @@ class BatchedSearch:
             return np.zeros((0, self.game.num_players))
         states = [forest.state(n) for n in nodes]
         if self._compiled(forest):  # by their rows, as the compiled expansion's leaves are cached
-            return self._judge_planes(forest, nodes, self.game.encode_batch(states))
+
+            def encode(at: list[int] | None) -> np.ndarray:
+                return self.game.encode_batch(states if at is None else [states[i] for i in at])
+
+            return self._judge_rows(forest, nodes, encode)
         return self._expand(forest, nodes, *self.evaluator.evaluate(states))
 
-    def _judge_planes(self, forest: Forest, nodes: list[int], planes: np.ndarray) -> np.ndarray:
-        """`_evaluate` of nodes already encoded, each named by its row for the position cache."""
+    def _judge_rows(self, forest: Forest, nodes: list[int], encode: Encoder) -> np.ndarray:
+        """`_evaluate` of nodes each named by its row for the position cache, encoded when the evaluator asks."""
         keys = [forest.rows[node].tobytes() for node in nodes]
-        return self._expand(forest, nodes, *self.evaluator.evaluate_planes(planes, keys))
+        return self._expand(forest, nodes, *self.evaluator.evaluate_encoded(keys, encode))
 
     def _expand(self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Give `nodes` the evaluator's priors; return its values in absolute seats (`_evaluate`)."""
@@ -291,9 +295,14 @@ class BatchedSearch:
             active &= walks.walk_pending == RESUMED
             walks.starts[active] = walks.leaves[active]
         if judged:
-            planes = walks.planes(self.game.observation_shape)
-            rules.encode(rules.shape, forest.rows, walks.pending, judged, planes)
-            answer = self._judge_planes(forest, walks.pending[:judged].tolist(), planes[:judged])
+
+            def encode(at: list[int] | None) -> np.ndarray:
+                nodes, count = (walks.pending, judged) if at is None else (walks.pending[at], len(at))
+                planes = walks.planes(self.game.observation_shape)
+                rules.encode(rules.shape, forest.rows, nodes, count, planes)
+                return planes[:count]
+
+            answer = self._judge_rows(forest, walks.pending[:judged].tolist(), encode)
             waiting = walks.walk_pending >= 0
             values[waiting] = answer[walks.walk_pending[waiting]]
 
