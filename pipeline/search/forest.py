@@ -57,7 +57,10 @@ class Forest:
         self.visits = np.zeros((nodes, actions), dtype=np.int64)
         self.value_sums = np.zeros((nodes, actions, players), dtype=np.float64)
         self.priors = np.zeros((nodes, actions), dtype=np.float32)
-        self.children = np.full((nodes, actions), -1, dtype=np.int64)
+        # each node's child per action, -1 where none: cleared as the node is allocated (`_allocate`, the
+        # compiled expansion's `settle_leaves`), so that what no tree uses is never written (np.zeros'
+        # pages stay untouched until a tree needs them)
+        self.children = np.zeros((nodes, actions), dtype=np.int64)
         self.legal = np.zeros((nodes, actions), dtype=np.bool_)
         self.players = np.zeros(nodes, dtype=np.int64)
         self.status = np.zeros(nodes, dtype=np.int8)
@@ -85,14 +88,13 @@ class Forest:
         """Double the slots, copying only the nodes each tree uses: the arrays come from `np.zeros`, whose
         pages the system hands out untouched until a tree writes them (concatenating the arrays wrote
         every byte of the doubled forest: a second and more of a 32-game Kingdomino batch's self-play).
-        A node past its tree's `used` holds nothing: `reset` clears what a tree used."""
+        A node past its tree's `used` holds nothing: `reset` clears the statistics a tree used, `_allocate` a
+        new node's children."""
         old, capacity = len(self.roots), self.capacity
         names = ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values")
         for name in (*names, "raw_values", "rows"):
             array = getattr(self, name)
             grown = np.zeros((2 * len(array), *array.shape[1:]), dtype=array.dtype)
-            if name == "children":
-                grown[:] = -1
             for start, used in zip(range(0, old * capacity, capacity), self.used.tolist()):
                 grown[start : start + used] = array[start : start + used]
             setattr(self, name, grown)
@@ -122,16 +124,18 @@ class Forest:
         used = start + int(self.used[slot])
         self.visits[start:used] = 0
         self.value_sums[start:used] = 0.0
-        self.children[start:used] = -1
         self.status[start:used] = UNEXPANDED
         self.states[start:end] = [None] * self.capacity
         self.outcomes[start:end] = [None] * self.capacity
         self.used[slot] = 0
         self.roots[slot] = self.add_node(slot, state)
 
-    def _allocate(self, slot: int) -> int:
+    def _allocate(self, slot: int, bare: bool = False) -> int:
+        """The slot's next node, its children cleared unless `bare` (the compiled expansion clears them)."""
         node = slot * self.capacity + int(self.used[slot])
         self.used[slot] += 1
+        if not bare:
+            self.children[node] = -1
         return node
 
     def add_node(self, slot: int, state) -> int:
@@ -185,7 +189,7 @@ class Forest:
                 del outcomes[least]
         new = entry is None
         if new:
-            node = self._allocate(slot) if state is None else self.add_node(slot, state)
+            node = self._allocate(slot, bare=True) if state is None else self.add_node(slot, state)
             entry = outcomes[key] = [node, 0]
         entry[1] += 1
         return entry[0], new

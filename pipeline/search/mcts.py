@@ -281,8 +281,8 @@ class BatchedSearch:
                 rules.mover(rules.shape, forest.rows, walks.new_nodes, created, walks.movers)
                 rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
             judged, ended, stuck = settle_leaves(
-                walks.new_nodes, walks.movers, created, forest.status, forest.players, forest.legal, active,
-                walks.leaves, walks.pending, judged, walks.walk_pending, walks.new_ends,
+                walks.new_nodes, walks.movers, created, forest.status, forest.players, forest.legal, forest.children,
+                active, walks.leaves, walks.pending, judged, walks.walk_pending, walks.new_ends,
             )  # fmt: skip
             if stuck >= 0:
                 raise GameFault(

@@ -159,20 +159,22 @@ def reach_leaves(
 
 @nb.njit(cache=True)
 def settle_leaves(
-    new_nodes, movers, count, status, players, legal, active, leaf_nodes, pending, judged, walk_pending, new_ends
+    new_nodes, movers, count, status, players, legal, children, active, leaf_nodes, pending, judged, walk_pending,
+    new_ends,
 ):  # fmt: skip
-    """After the game's `step`, `mover` and `legal` of the new nodes (and Python's chance outcomes): mark
-    each new node finished or waiting for the evaluator, and list every active walk's leaf to judge once
-    in `pending` after its first `judged` entries (walks of one tree may stop at the same new leaf), in
-    the order the plain search judges them. `walk_pending[g]` is walk g's entry there, FINISHED for a
-    finished game (the new ones listed in `new_ends`, for Python to value), RESUMED for a chance outcome
-    searched before, which the walk goes on from.
+    """After the game's `step`, `mover` and `legal` of the new nodes (and Python's chance outcomes): clear
+    each new node's children and mark it finished or waiting for the evaluator, and list every active
+    walk's leaf to judge once in `pending` after its first `judged` entries (walks of one tree may stop at
+    the same new leaf), in the order the plain search judges them. `walk_pending[g]` is walk g's entry
+    there, FINISHED for a finished game (the new ones listed in `new_ends`, for Python to value), RESUMED
+    for a chance outcome searched before, which the walk goes on from.
 
     Returns the leaves to judge in all, the new finished games, and a node with no legal move though its
     game goes on (-1 where none: the game's fault)."""
     ended = 0
     for i in range(count):
         node = new_nodes[i]
+        children[node, :] = MISSING  # a new node's children are cleared here (`Forest._allocate`)
         if movers[i] < 0:
             status[node] = TERMINAL
             new_ends[ended] = node
