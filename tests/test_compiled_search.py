@@ -207,3 +207,29 @@ def test_compiled_chance_that_draws_otherwise_than_the_rules_is_one_line():
     game.compiled_rules = lambda: dataclasses.replace(rules, chance=None)
     with pytest.raises(GameFault, match="compiled_rules: chance says move .* has no random result"):
         check_contract(game)
+
+
+def test_compiled_search_encodes_only_the_positions_the_cache_lacks():
+    """Each leaf the position cache answers is never encoded: over two searches of one root, the second
+    all answered from the cache, the leaves encoded are exactly the positions the network judged."""
+    game = make_game("connect4")
+    torch.manual_seed(84)
+    evaluator = CachingEvaluator(NetworkEvaluator(game, SENet(NetworkShape.for_game(game, 1, 8, 2)).eval()))
+    engine = BatchedSearch(game, evaluator, SearchConfig())
+    rules, encoded = engine.rules, []
+
+    def counted(shape, rows, nodes, count, out):
+        encoded.append(count)
+        rules.encode(shape, rows, nodes, count, out)
+
+    engine.rules = dataclasses.replace(rules, encode=counted)
+    searched = []
+    for _ in range(2):
+        forest = engine.new_forest(256, 1)
+        slot = forest.new_tree(game.initial_state(), np.random.default_rng(0))
+        engine.run(forest, [slot], 64)
+        searched.append((forest.root_visits(slot), sum(encoded)))
+    (visits, first), (again, second) = searched
+    assert np.array_equal(visits, again)
+    assert first == len(evaluator.cache) - 1 > 0  # every position judged but the root (encoded apart)
+    assert second == first and evaluator.hits >= 64
