@@ -7,7 +7,8 @@ sequential halving, `gumbel.py`); PUCT then still selects below the root.
 The walk down and the backup run compiled over all trees (`tree_kernels.py`). For a game with compiled
 rules (`pipeline/games/compiled.py`) and an evaluator that takes encoded positions, creating, judging
 and encoding the new leaves runs compiled too (the game's functions between `reach_leaves` and
-`settle_leaves`), and Python only calls the evaluator once a step; otherwise Python steps the game for
+`settle_leaves`; a chance move's result drawn in Python, its row written compiled), and Python calls the
+evaluator once a step; otherwise Python steps the game for
 each new leaf or chance outcome (the plain search, which the compiled one matches move for move:
 tests/test_compiled_search.py).
 """
@@ -262,24 +263,7 @@ class BatchedSearch:
         judged = 0
         while active.any():
             self._select(forest, forced, walks)
-            if rules.chance is not None:
-                rules.chance(rules.shape, forest.rows, walks.parents, walks.actions, len(rows), walks.chance_moves)
-            created = reach_leaves(
-                active, rows, walks.parents, walks.actions, walks.leaves, walks.chance_moves, forest.capacity,
-                forest.used, forest.children, walks.new_nodes, walks.new_parents, walks.new_actions,
-            )  # fmt: skip
-            drawn = self._draw_outcomes(forest, rows, walks, created) if rules.chance is not None else 0
-            if created:
-                rules.step(rules.shape, forest.rows, walks.new_parents, walks.new_actions, walks.new_nodes, created)
-            if drawn:
-                rules.outcome(
-                    rules.shape, forest.rows, walks.new_parents[created:], walks.new_actions[created:], walks.keys,
-                    walks.new_nodes[created:], drawn,
-                )  # fmt: skip
-            created += drawn
-            if created:
-                rules.mover(rules.shape, forest.rows, walks.new_nodes, created, walks.movers)
-                rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
+            created = self._new_nodes(forest, rows, walks)
             judged, ended, stuck = settle_leaves(
                 walks.new_nodes, walks.movers, created, forest.status, forest.players, forest.legal, forest.children,
                 active, walks.leaves, walks.pending, judged, walks.walk_pending, walks.new_ends,
@@ -305,6 +289,31 @@ class BatchedSearch:
             answer = self._judge_rows(forest, walks.pending[:judged].tolist(), encode)
             waiting = walks.walk_pending >= 0
             values[waiting] = answer[walks.walk_pending[waiting]]
+
+    def _new_nodes(self, forest: Forest, rows: np.ndarray, walks: _Walks) -> int:
+        """Create the nodes the walks stopped before (a missing child, a chance outcome not kept yet) and
+        fill their rows, movers and legal masks with the game's compiled rules; returns how many, listed
+        in `walks.new_nodes`."""
+        rules = self.rules
+        if rules.chance is not None:
+            rules.chance(rules.shape, forest.rows, walks.parents, walks.actions, len(rows), walks.chance_moves)
+        created = reach_leaves(
+            walks.active, rows, walks.parents, walks.actions, walks.leaves, walks.chance_moves, forest.capacity,
+            forest.used, forest.children, walks.new_nodes, walks.new_parents, walks.new_actions,
+        )  # fmt: skip
+        drawn = self._draw_outcomes(forest, rows, walks, created) if rules.chance is not None else 0
+        if created:
+            rules.step(rules.shape, forest.rows, walks.new_parents, walks.new_actions, walks.new_nodes, created)
+        if drawn:
+            rules.outcome(
+                rules.shape, forest.rows, walks.new_parents[created:], walks.new_actions[created:], walks.keys,
+                walks.new_nodes[created:], drawn,
+            )  # fmt: skip
+        created += drawn
+        if created:
+            rules.mover(rules.shape, forest.rows, walks.new_nodes, created, walks.movers)
+            rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
+        return created
 
     def _draw_outcomes(self, forest: Forest, rows: np.ndarray, walks: _Walks, created: int) -> int:
         """Draw the outcome of every chance move the walks stopped at, from their trees' generators in
