@@ -100,7 +100,10 @@ class CachingEvaluator:
         def judge(first: list[int]) -> tuple[np.ndarray, np.ndarray]:
             if len(first) == len(keys):
                 return self.evaluator.evaluate_encoded(keys, encode)
-            return self.evaluator.evaluate_encoded([keys[i] for i in first], lambda at: encode(first))
+            fresh = [keys[i] for i in first]
+            return self.evaluator.evaluate_encoded(
+                fresh, lambda at: encode(first if at is None else [first[i] for i in at])
+            )
 
         return self._answer(keys, judge)
 
