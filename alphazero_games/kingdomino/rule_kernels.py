@@ -403,21 +403,66 @@ def greedy_playouts(kingdoms, headers, decks, seeds, size, middle, harmony, row_
             )
 
 
+# The gains the planes read (`encode_state` with `fit`): per seat, the points its kingdom's best placement
+# of each domino would add, for the row's slots (0-3) and the next row's (4-7).
+GAIN_SLOTS = 8
+ALL_SEATS = 15  # `fill_gains`' `stale`: every seat's kingdom
+
+
+@nb.njit(cache=True)
+def gain_read(h, seat, slot):
+    """Whether the planes read `seat`'s gain for `slot`: a free domino of the next row for every seat, and
+    a domino a seat holds and has yet to place for that seat."""
+    if h[DONE]:
+        return False
+    if slot < 4:
+        king = h[KING]
+        return slot < h[ROW_COUNT] and h[ORDER + slot] == seat and (slot > king or (slot == king and h[PLACING]))
+    owner = h[NEXT_OWNERS + slot - 4]
+    return slot - 4 < h[NEXT_COUNT] and (owner == FREE or owner == seat)
+
+
+@nb.njit(cache=True)
+def fill_gains(kingdoms, h, size, middle, harmony, analyses, placed, fresh, gains, stale, stale_next):
+    """`gains` (seats, GAIN_SLOTS) as the planes read them, 0 where they do not: recomputed for the seats of
+    bitmask `stale` (their kingdoms changed) and, with `stale_next`, for a next row just drawn; the other
+    gains read are kept. `analyses[seat]` is analysed where `fresh[seat]` is not, and marked fresh."""
+    for seat in range(kingdoms.shape[0]):
+        for slot in range(GAIN_SLOTS):
+            if not gain_read(h, seat, slot):
+                gains[seat, slot] = 0
+                continue
+            if not (stale >> seat & 1 or (slot >= 4 and stale_next)):
+                continue
+            if not fresh[seat]:
+                _, placed[seat] = analyse(kingdoms[seat], size, analyses[seat])
+                fresh[seat] = True
+            number = h[ROW + slot] if slot < 4 else h[NEXT_ROW + slot - 4]
+            gains[seat, slot] = best_placement(
+                kingdoms[seat], analyses[seat], placed[seat], number, size, middle, harmony
+            )[1]  # fmt: skip
+
+
 @nb.njit(cache=True)
 def encode(kingdoms, headers, features, size, middle, harmony, fit, row_length, out):
     """The reference's `encode_batch` into `out` (states, planes, cells), zeroed by the caller."""
     players = kingdoms.shape[1]
     analyses = np.empty((players, ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
-    placed = np.zeros(players, np.int64)
+    placed, fresh = np.zeros(players, np.int64), np.zeros(players, np.bool_)
+    gains = np.zeros((players, GAIN_SLOTS), np.int64)
     for g in range(kingdoms.shape[0]):
         h = headers[g]
-        encode_state(kingdoms[g], h, features, size, middle, harmony, fit, row_length, analyses, placed, out[g])
+        fresh[:] = False
+        if fit:
+            fill_gains(kingdoms[g], h, size, middle, harmony, analyses, placed, fresh, gains, ALL_SEATS, True)
+        encode_state(kingdoms[g], h, features, size, fit, row_length, analyses, fresh, gains, out[g])
 
 
 @nb.njit(cache=True)
-def encode_state(kingdoms, h, features, size, middle, harmony, fit, row_length, analyses, placed, out):
-    """One state's planes (planes, cells) from its kingdoms (players, row) and header `h`, into a zeroed
-    `out`; `analyses` and `placed` are work space of a seat each."""
+def encode_state(kingdoms, h, features, size, fit, row_length, analyses, fresh, gains, out):
+    """One state's planes (planes, cells) from its kingdoms (players, row), header `h` and, with `fit`, the
+    gains `fill_gains` gives, into a zeroed `out`; `analyses` are work space of a seat each, analysed here
+    where `fresh` says they are not."""
     players = kingdoms.shape[0]
     cells = (2 * size - 1) ** 2
     slot_planes = FEATURES + players * (1 + fit)
@@ -426,7 +471,8 @@ def encode_state(kingdoms, h, features, size, middle, harmony, fit, row_length, 
     for k in range(players):
         seat = (mover + k) % players
         kingdom, analysis = kingdoms[seat], analyses[seat]
-        _, placed[seat] = analyse(kingdom, size, analysis)
+        if not fresh[seat]:
+            analyse(kingdom, size, analysis)
         base = PLAYER_PLANES * k
         for cell in range(cells):
             terrain = kingdom[cell]
@@ -436,7 +482,7 @@ def encode_state(kingdoms, h, features, size, middle, harmony, fit, row_length, 
             out[base + 6, cell] = kingdom[cells + cell]
             out[base + 8, cell] = analysis[OPEN, cell]
     base = PLAYER_PLANES * players
-    for start, count_at, owners_at in ((ROW, ROW_COUNT, ORDER), (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS)):
+    for start, count_at, owners_at, first in ((ROW, ROW_COUNT, ORDER, 0), (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS, 4)):
         for i in range(h[count_at]):
             number, owner = h[start + i], h[owners_at + i]
             for j in range(FEATURES):
@@ -445,9 +491,7 @@ def encode_state(kingdoms, h, features, size, middle, harmony, fit, row_length, 
                 out[base + FEATURES + (owner - mover) % players, :] = 1.0
             elif fit:
                 for k in range(players):
-                    seat = (mover + k) % players
-                    gain = best_placement(kingdoms[seat], analyses[seat], placed[seat], number, size, middle, harmony)
-                    out[base + FEATURES + players + k, :] = gain[1]
+                    out[base + FEATURES + players + k, :] = gains[(mover + k) % players, first + i]
             base += slot_planes
         base += (row_length - h[count_at]) * slot_planes
     out[base, :] = h[PLACING]
@@ -455,15 +499,8 @@ def encode_state(kingdoms, h, features, size, middle, harmony, fit, row_length, 
     out[base + 1 + row_length, :] = h[DECK] // row_length
     if not fit or h[DONE]:
         return
-    for start, count_at, owners_at, is_row in (
-        (ROW, ROW_COUNT, ORDER, True),
-        (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS, False),
-    ):
+    for count_at, owners_at, first in ((ROW_COUNT, ORDER, 0), (NEXT_COUNT, NEXT_OWNERS, 4)):
         for i in range(h[count_at]):
             owner = h[owners_at + i]
-            held = (i > king or (i == king and h[PLACING])) if is_row else owner != FREE
-            if held:
-                gain = best_placement(
-                    kingdoms[owner], analyses[owner], placed[owner], h[start + i], size, middle, harmony
-                )[1]
-                out[base + 2 + row_length + (owner - mover) % players, :] += gain
+            if owner != FREE and gain_read(h, owner, first + i):
+                out[base + 2 + row_length + (owner - mover) % players, :] += gains[owner, first + i]
