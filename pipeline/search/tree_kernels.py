@@ -22,26 +22,25 @@ FINISHED, RESUMED = -1, -2  # walk_pending codes: the walk ended at a finished g
 
 @nb.njit(cache=True)
 def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1, fpu_reduction):
+    # Only legal moves are read: an illegal move's visits and value sums stay 0, so the sums are the same
+    # (in the same order), and a node's rows are long (Kingdomino: 329 moves, a handful legal).
     actions = visits.shape[1]
-    total = 0
+    total, parent_q, visited_prior = 0, 0.0, 0.0
+    best, best_prior = -1, -np.inf
     for a in range(actions):
-        total += visits[node, a]
-    if ucb1:
-        best, best_prior = -1, -np.inf
-        for a in range(actions):
-            if legal[node, a] and visits[node, a] == 0 and priors[a] > best_prior:
-                best, best_prior = a, priors[a]
-        if best >= 0:
-            return best
-    parent_q = 0.0
-    for a in range(actions):
+        if not legal[node, a]:
+            continue
+        n = visits[node, a]
+        total += n
         parent_q += value_sums[node, a, player]
+        if n > 0:
+            visited_prior += np.float64(priors[a])
+        elif priors[a] > best_prior:
+            best, best_prior = a, priors[a]
+    if ucb1 and best >= 0:
+        return best
     parent_q = parent_q / total if total > 0 else 0.0
     if fpu_reduction > 0:  # Lc0's first-play urgency: the more prior mass is explored, the less a new child is worth
-        visited_prior = 0.0
-        for a in range(actions):
-            if legal[node, a] and visits[node, a] > 0:
-                visited_prior += np.float64(priors[a])
         parent_q -= fpu_reduction * math.sqrt(visited_prior)
     root_total = math.sqrt(max(total, 1))
     log_total = math.log(total) if total > 0 else 0.0
