@@ -8,6 +8,7 @@ import random
 import numpy as np
 import pytest
 
+from alphazero_games.kingdomino import rows
 from alphazero_games.kingdomino.compiled import CompiledKingdomino
 from alphazero_games.kingdomino.rules import KingdominoGame
 from pipeline.config import ValueParams
@@ -60,6 +61,21 @@ def test_a_compiled_playout_ends_where_the_reference_greedy_playout_ends(variant
         end = greedy_playout(reference, state, None)
         assert score.tolist() == reference.scores(end).tolist()
         assert margin.tolist() == reference.margins(end).tolist()
+
+
+@pytest.mark.parametrize("entries", [1, 4, 1 << 14])
+def test_planes_from_rows_are_the_references_whatever_the_kingdom_memo_keeps(entries):
+    """Search's encoding reads each kingdom's analysis and gains from a memo (`memo.py`): with one entry
+    every kingdom evicts the last, even another seat's of the same position, and a second pass reads hits."""
+    reference, compiled = KingdominoGame(3, 5, 1, 1, 1), CompiledKingdomino(3, 5, 1, 1, 1)
+    rules = rows.compiled_rules(compiled, entries)
+    states = [state for state in positions(reference, 2, seed=5) if not state.done]
+    table = np.stack([rules.to_row(state) for state in states])
+    planes = np.zeros((len(states), *compiled.observation_shape), dtype=np.float32)
+    for _ in range(2):
+        rules.encode(rules.shape, table, np.arange(len(states))[::-1].copy(), len(states), planes)
+        for state, got in zip(states[::-1], planes):
+            assert np.array_equal(got, reference.encode(state))
 
 
 def test_a_batch_of_planes_is_each_state_encoded_alone():

@@ -2,14 +2,11 @@
 expansion: one row a state, on `rule_kernels.py`'s kernels.
 
 A row holds the kernels' header (`rule_kernels.HEADER` ints), the ply, the deck's dominoes (one byte
-each, in the deck's order), the gains the planes read with `fit` (`rule_kernels.fill_gains`, int16) and
-each seat's kingdom as the kernels' int8 row, the bytes of the row seen as int8. The gains travel with
-the row so that a step recomputes only what it changed (a placement, its seat's; a draw, the new row's)
-and encoding a position reads them: finding them for every position cost two thirds of its encoding.
-
-Drawing a row of dominoes is the game's one chance move: `chance` names the picks that end a round with
-dominoes left to draw, and search leaves those to the Python rules (`rules.py`'s `step`), which draw
-from the tree's generator as the plain search does. The variant's constants travel as `shape` (below).
+each, in the deck's order) and each seat's kingdom as the kernels' int8 row, both bytes of the row seen
+as int8. Drawing a row of dominoes is the game's one chance move: `chance` names the picks that end a
+round with dominoes left to draw, and search leaves those to the Python rules (`rules.py`'s `step`),
+which draw from the tree's generator as the plain search does. The variant's constants travel as
+`shape` (below).
 """
 
 from __future__ import annotations
@@ -17,9 +14,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from alphazero_games.kingdomino.memo import CROWN_PLANES, ENTRIES, OPEN_PLANES, entry, gain, new_memo, new_work
 from alphazero_games.kingdomino.rule_kernels import (
-    ALL_SEATS,
-    ANALYSIS_ROWS,
     DECK,
     DONE,
     GAIN_SLOTS,
@@ -32,10 +28,12 @@ from alphazero_games.kingdomino.rule_kernels import (
     PLACING,
     ROW,
     ROW_COUNT,
-    encode_state,
-    fill_gains,
+    gain_read,
     place,
     placement_mask,
+    seat_planes,
+    slot_domino,
+    table_planes,
 )  # fmt: skip
 from alphazero_games.kingdomino.rules import _FEATURES, Kingdom, KingdominoState, _draw
 from pipeline.games.compiled import CompiledRules
@@ -44,9 +42,7 @@ SIZE, MIDDLE, HARMONY, FIT, ROW_LENGTH, PLAYERS, FIRST_PICK, DISCARD, KINGDOM_BY
 PLY = HEADER  # after the header, the ply
 DECK_AT = HEADER + 1  # then the deck, one byte a domino, in DECK_WORDS int64
 DECK_WORDS = 6  # 48 dominoes at most
-GAINS_AT = DECK_AT + DECK_WORDS  # then the gains, int16 (4 seats, GAIN_SLOTS), in GAIN_WORDS int64
-GAIN_WORDS = 4 * GAIN_SLOTS // 4
-KINGDOMS_AT = GAINS_AT + GAIN_WORDS  # then the kingdoms, KINGDOM_BYTES each, seat by seat
+KINGDOMS_AT = DECK_AT + DECK_WORDS  # then the kingdoms, KINGDOM_BYTES each, seat by seat
 FEATURES = _FEATURES  # the dominoes' 14 numbers, a constant of the compiled encoder
 
 
@@ -58,47 +54,15 @@ def _kingdom(shape, row, seat):
 
 
 @nb.njit(cache=True)
-def _gains(row):
-    """The row's gains, (4 seats, GAIN_SLOTS) int16, a view."""
-    return row.view(np.int16)[4 * GAINS_AT : 4 * (GAINS_AT + GAIN_WORDS)].reshape(4, GAIN_SLOTS)
-
-
-@nb.njit(cache=True)
-def _kingdoms(shape, row):
-    """Every seat's kingdom in `row`, (players, KINGDOM_BYTES), a view."""
-    start = 8 * KINGDOMS_AT
-    return row.view(np.int8)[start : start + shape[PLAYERS] * shape[KINGDOM_BYTES]].reshape(shape[PLAYERS], -1)
-
-
-@nb.njit(cache=True)
-def _work(shape):
-    """Work space of the gains' kernels, a seat each: an analysis, its squares placed, whether it is fresh."""
-    players, cells = shape[PLAYERS], (2 * shape[SIZE] - 1) ** 2
-    return np.empty((players, ANALYSIS_ROWS, cells), np.int64), np.zeros(players, np.int64), np.zeros(players, np.bool_)
-
-
-@nb.njit(cache=True)
-def _refresh_gains(shape, row, stale, stale_next, analyses, placed, fresh):
-    """`fill_gains` of `row` after a step: the seats of bitmask `stale`, and a next row just drawn."""
-    if shape[FIT]:
-        fresh[:] = False
-        fill_gains(
-            _kingdoms(shape, row), row, shape[SIZE], shape[MIDDLE], shape[HARMONY], analyses, placed, fresh,
-            _gains(row), stale, stale_next,
-        )  # fmt: skip
-
-
-@nb.njit(cache=True)
 def _step(shape, parent, action, out):
     """`rules.py`'s `_apply` of a move that draws nothing: a placement or discard, or a pick (the round's
-    last only when the deck is empty). Returns the bitmask of the seat whose kingdom changed."""
+    last only when the deck is empty)."""
     out[:] = parent
     king, row_length = out[KING], shape[ROW_LENGTH]
     mover = out[ORDER + king]
     out[PLY] += 1
     if out[PLACING]:
-        placed = action != shape[DISCARD]
-        if placed:
+        if action != shape[DISCARD]:
             place(_kingdom(shape, out, mover), out[ROW + king], action, 2 * shape[SIZE] - 1)
         if out[NEXT_COUNT] > 0:
             out[PLACING] = 0
@@ -106,35 +70,28 @@ def _step(shape, parent, action, out):
             out[DONE] = 1
         else:
             out[KING] = king + 1
-        return 1 << mover if placed else 0
+        return
     out[NEXT_OWNERS + action - shape[FIRST_PICK]] = mover
     if king + 1 < row_length:
         out[KING] = king + 1
         out[PLACING] = out[ROW_COUNT] > 0
-        return 0
-    gains = _gains(out)
+        return
     for i in range(4):  # the last round begins: the next row becomes this one, and none follows it
         out[ROW + i], out[ORDER + i] = out[NEXT_ROW + i], out[NEXT_OWNERS + i]
         out[NEXT_ROW + i], out[NEXT_OWNERS + i] = 0, 0
-        gains[:, i] = gains[:, 4 + i]
     out[ROW_COUNT], out[NEXT_COUNT] = out[NEXT_COUNT], 0
     out[KING], out[PLACING] = 0, 1
-    return 0
 
 
 @nb.njit(cache=True)
 def step(shape, rows, parents, actions, children, count):
-    analyses, placed, fresh = _work(shape)
     for i in range(count):
-        out = rows[children[i]]
-        stale = _step(shape, rows[parents[i]], actions[i], out)
-        _refresh_gains(shape, out, stale, False, analyses, placed, fresh)
+        _step(shape, rows[parents[i]], actions[i], rows[children[i]])
 
 
 @nb.njit(cache=True)
 def outcome(shape, rows, parents, actions, keys, children, count):
     """The round's last pick with the next row drawn: `keys[i]`, its dominoes sorted, leave the deck."""
-    analyses, placed, fresh = _work(shape)
     for i in range(count):
         out = rows[children[i]]
         _step(shape, rows[parents[i]], actions[i], out)
@@ -149,7 +106,6 @@ def outcome(shape, rows, parents, actions, keys, children, count):
         for slot in range(shape[ROW_LENGTH]):
             out[NEXT_ROW + slot], out[NEXT_OWNERS + slot] = keys[i, slot], -1
         out[NEXT_COUNT] = shape[ROW_LENGTH]
-        _refresh_gains(shape, out, 0, True, analyses, placed, fresh)
 
 
 @nb.njit(cache=True)
@@ -185,18 +141,26 @@ def legal(shape, rows, nodes, count, out):
 
 
 @nb.njit(cache=True)
-def encode(shape, rows, nodes, count, out):
-    """The planes of `rows[nodes[:count]]`, the gains read off each row."""
-    cells = (2 * shape[SIZE] - 1) ** 2
-    analyses, _, fresh = _work(shape)
+def encode(shape, rows, nodes, count, out, memo, work):
+    """The planes of `rows[nodes[:count]]`, each kingdom's analysis and gains found in `memo` (`memo.py`)."""
+    players, size, fit, cells = shape[PLAYERS], shape[SIZE], shape[FIT], (2 * shape[SIZE] - 1) ** 2
+    gains = np.zeros((players, GAIN_SLOTS), np.int64)
+    crowns, opens = memo[CROWN_PLANES], memo[OPEN_PLANES]
     for i in range(count):
         row = rows[nodes[i]]
         planes = out[i].reshape(out.shape[1], cells)
         planes[:] = 0.0
-        encode_state(
-            _kingdoms(shape, row), row, FEATURES, shape[SIZE], shape[FIT], shape[ROW_LENGTH], analyses, fresh,
-            _gains(row), planes,
-        )  # fmt: skip
+        mover = row[ORDER + row[KING]]
+        for seat in range(players):
+            kingdom = _kingdom(shape, row, seat)
+            e = entry(memo, work, kingdom, size)  # read before the next seat's kingdom may take its place
+            seat_planes(kingdom, crowns[e], opens[e], (seat - mover) % players, planes)
+            for slot in range(GAIN_SLOTS):
+                gains[seat, slot] = 0
+                if fit and gain_read(row, seat, slot):
+                    number = slot_domino(row, slot)
+                    gains[seat, slot] = gain(memo, work, e, kingdom, number, size, shape[MIDDLE], shape[HARMONY])
+        table_planes(row, FEATURES, fit, shape[ROW_LENGTH], players, gains, planes)
 
 
 class _Rows:
@@ -206,12 +170,6 @@ class _Rows:
         self.game = game
         self.kingdom_bytes = 2 * game.grid * game.grid + 4
         self.width = KINGDOMS_AT + -(-game.num_players * self.kingdom_bytes // 8)
-        self.shape = np.array(
-            [game.size, game.middle, game.harmony, game.fit, game.row_length, game.num_players, game.first_pick,
-             game.discard, self.kingdom_bytes],
-            dtype=np.int64,
-        )  # fmt: skip
-        self._work = _work(self.shape)
         codes = np.array([7, 1, 2, 3, 4, 5, 6])  # the castle's code, then the terrains': `Kingdom.lands`' order
         self._codes = codes[:, None]
         self._bits = game._cell_bit_array  # each cell's bit in a bitboard
@@ -227,7 +185,6 @@ class _Rows:
         for kingdom in state.kingdoms:
             data[start : start + self.kingdom_bytes] = game.kingdom_row(kingdom)
             start += self.kingdom_bytes
-        _refresh_gains(self.shape, row, ALL_SEATS, True, *self._work)
         return row
 
     def draw(self, row: np.ndarray, rng: np.random.Generator) -> tuple[int, ...]:
@@ -277,18 +234,29 @@ class _Rows:
         return Kingdom((castle, *lands), low, high, tuple(grid[2 * cells : 2 * cells + 4].tolist()))
 
 
-def compiled_rules(game) -> CompiledRules:
-    """`game`'s (a `CompiledKingdomino`) rules over rows."""
+def compiled_rules(game, memo_entries: int = ENTRIES) -> CompiledRules:
+    """`game`'s (a `CompiledKingdomino`) rules over rows, with a memo of `memo_entries` kingdoms."""
     rows = _Rows(game)
+    cells = game.grid * game.grid
+    memo, work = new_memo(rows.kingdom_bytes, cells, memo_entries), new_work(cells)
+
+    def encode_rows(shape, rows, nodes, count, out):
+        encode(shape, rows, nodes, count, out, memo, work)
+
+    shape = np.array(
+        [game.size, game.middle, game.harmony, game.fit, game.row_length, game.num_players, game.first_pick,
+         game.discard, rows.kingdom_bytes],
+        dtype=np.int64,
+    )  # fmt: skip
     return CompiledRules(
         rows.width,
-        rows.shape,
+        shape,
         rows.to_row,
         rows.from_row,
         step,
         mover,
         legal,
-        encode,
+        encode_rows,
         chance,
         rows.draw,
         outcome,

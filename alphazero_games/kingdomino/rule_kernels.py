@@ -403,10 +403,9 @@ def greedy_playouts(kingdoms, headers, decks, seeds, size, middle, harmony, row_
             )
 
 
-# The gains the planes read (`encode_state` with `fit`): per seat, the points its kingdom's best placement
-# of each domino would add, for the row's slots (0-3) and the next row's (4-7).
+# The gains the planes read with `fit`: per seat, the points its kingdom's best placement of each domino
+# would add, for the row's slots (0-3) and the next row's (4-7).
 GAIN_SLOTS = 8
-ALL_SEATS = 15  # `fill_gains`' `stale`: every seat's kingdom
 
 
 @nb.njit(cache=True)
@@ -423,64 +422,65 @@ def gain_read(h, seat, slot):
 
 
 @nb.njit(cache=True)
-def fill_gains(kingdoms, h, size, middle, harmony, analyses, placed, fresh, gains, stale, stale_next):
-    """`gains` (seats, GAIN_SLOTS) as the planes read them, 0 where they do not: recomputed for the seats of
-    bitmask `stale` (their kingdoms changed) and, with `stale_next`, for a next row just drawn; the other
-    gains read are kept. `analyses[seat]` is analysed where `fresh[seat]` is not, and marked fresh."""
-    for seat in range(kingdoms.shape[0]):
-        for slot in range(GAIN_SLOTS):
-            if not gain_read(h, seat, slot):
-                gains[seat, slot] = 0
-                continue
-            if not (stale >> seat & 1 or (slot >= 4 and stale_next)):
-                continue
-            if not fresh[seat]:
-                _, placed[seat] = analyse(kingdoms[seat], size, analyses[seat])
-                fresh[seat] = True
-            number = h[ROW + slot] if slot < 4 else h[NEXT_ROW + slot - 4]
-            gains[seat, slot] = best_placement(
-                kingdoms[seat], analyses[seat], placed[seat], number, size, middle, harmony
-            )[1]  # fmt: skip
+def slot_domino(h, slot):
+    return h[ROW + slot] if slot < 4 else h[NEXT_ROW + slot - 4]
+
+
+@nb.njit(cache=True)
+def property_planes(kingdom, analysis, crowns, opens):
+    """From `analyse`'s view: per cell the crowns of its property (0 where empty, the castle) into
+    `crowns`, and whether a square may still go there into `opens`."""
+    for cell in range(crowns.shape[0]):
+        terrain = kingdom[cell]
+        crowns[cell] = analysis[CROWNS, analysis[LABELS, cell]] if 1 <= terrain <= 6 else 0
+        opens[cell] = analysis[OPEN, cell]
 
 
 @nb.njit(cache=True)
 def encode(kingdoms, headers, features, size, middle, harmony, fit, row_length, out):
     """The reference's `encode_batch` into `out` (states, planes, cells), zeroed by the caller."""
-    players = kingdoms.shape[1]
-    analyses = np.empty((players, ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
-    placed, fresh = np.zeros(players, np.int64), np.zeros(players, np.bool_)
+    players, cells = kingdoms.shape[1], (2 * size - 1) ** 2
+    analysis = np.empty((ANALYSIS_ROWS, cells), dtype=np.int64)
+    crowns, opens = np.zeros(cells, np.int8), np.zeros(cells, np.int8)
     gains = np.zeros((players, GAIN_SLOTS), np.int64)
     for g in range(kingdoms.shape[0]):
         h = headers[g]
-        fresh[:] = False
-        if fit:
-            fill_gains(kingdoms[g], h, size, middle, harmony, analyses, placed, fresh, gains, ALL_SEATS, True)
-        encode_state(kingdoms[g], h, features, size, fit, row_length, analyses, fresh, gains, out[g])
+        for seat in range(players):
+            kingdom = kingdoms[g, seat]
+            _, placed = analyse(kingdom, size, analysis)
+            property_planes(kingdom, analysis, crowns, opens)
+            seat_planes(kingdom, crowns, opens, (seat - h[ORDER + h[KING]]) % players, out[g])
+            for slot in range(GAIN_SLOTS):
+                gains[seat, slot] = 0
+                if fit and gain_read(h, seat, slot):
+                    number = slot_domino(h, slot)
+                    gains[seat, slot] = best_placement(kingdom, analysis, placed, number, size, middle, harmony)[1]
+        table_planes(h, features, fit, row_length, players, gains, out[g])
 
 
 @nb.njit(cache=True)
-def encode_state(kingdoms, h, features, size, fit, row_length, analyses, fresh, gains, out):
-    """One state's planes (planes, cells) from its kingdoms (players, row), header `h` and, with `fit`, the
-    gains `fill_gains` gives, into a zeroed `out`; `analyses` are work space of a seat each, analysed here
-    where `fresh` says they are not."""
-    players = kingdoms.shape[0]
-    cells = (2 * size - 1) ** 2
+def seat_planes(kingdom, crowns, opens, k, out):
+    """The planes of one seat's kingdom, `k` seats after the mover, into a zeroed `out` (planes, cells):
+    its terrains, crowns, properties' crowns (`crowns`) and open cells (`opens`)."""
+    cells = crowns.shape[0]
+    base = PLAYER_PLANES * k
+    for cell in range(cells):
+        terrain = kingdom[cell]
+        if 1 <= terrain <= 6:
+            out[base + terrain - 1, cell] = 1.0
+            out[base + 7, cell] = crowns[cell]
+        out[base + 6, cell] = kingdom[cells + cell]
+        out[base + 8, cell] = opens[cell]
+
+
+@nb.njit(cache=True)
+def table_planes(h, features, fit, row_length, players, gains, out):
+    """The planes after the kingdoms' (`seat_planes`) of header `h`, into a zeroed `out`: each slot's domino,
+    its owner, with `fit` every seat's gain (`gains`, a seat's row read where `gain_read` says), the phase,
+    the acting king and the rounds left."""
     slot_planes = FEATURES + players * (1 + fit)
     king = h[KING]
     mover = h[ORDER + king]
-    for k in range(players):
-        seat = (mover + k) % players
-        kingdom, analysis = kingdoms[seat], analyses[seat]
-        if not fresh[seat]:
-            analyse(kingdom, size, analysis)
-        base = PLAYER_PLANES * k
-        for cell in range(cells):
-            terrain = kingdom[cell]
-            if 1 <= terrain <= 6:
-                out[base + terrain - 1, cell] = 1.0
-                out[base + 7, cell] = analysis[CROWNS, analysis[LABELS, cell]]
-            out[base + 6, cell] = kingdom[cells + cell]
-            out[base + 8, cell] = analysis[OPEN, cell]
     base = PLAYER_PLANES * players
     for start, count_at, owners_at, first in ((ROW, ROW_COUNT, ORDER, 0), (NEXT_ROW, NEXT_COUNT, NEXT_OWNERS, 4)):
         for i in range(h[count_at]):
