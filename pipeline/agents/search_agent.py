@@ -61,13 +61,25 @@ class SearchAgent:
         self.reserve = min(2 * play.simulations, capacity // 2)  # a simulation adds at most two nodes
         # a timed player's big trees: grown one game at a time
         self.forest = self.search.new_forest(capacity, slots=1 if play.seconds > 0 else 8)
-        self.slots: dict[int, int] = {}
+        self.slots: dict[int, int] = {}  # each game's tree in the forest
+        self._beginning: list[tuple] = []  # games begun whose trees are not planted yet (`_plant`)
         self.simulations = 0  # simulations run, for throughput figures
 
     def begin(self, game_id, state, rng):
-        self.slots[game_id] = self.forest.new_tree(state, rng)
+        self._beginning.append((game_id, state, rng))
+
+    def _plant(self) -> None:
+        """Give every game begun since the last call its tree, the forest grown once for all of them: a
+        match begins its games together, and a forest grown a tree at a time doubled its arrays again and
+        again, each time writing pages it then dropped (0.3-0.5 s of a 32-game Kingdomino batch)."""
+        if self._beginning:
+            self.forest.make_room(len(self._beginning))
+            for game_id, state, rng in self._beginning:
+                self.slots[game_id] = self.forest.new_tree(state, rng)
+            self._beginning.clear()
 
     def act(self, game_ids):
+        self._plant()
         play, forest = self.play, self.forest
         slots = [self.slots[gid] for gid in game_ids]
         full = [play.full_search_fraction >= 1 or forest.rngs[s].random() < play.full_search_fraction for s in slots]
@@ -140,11 +152,13 @@ class SearchAgent:
         return self.forest.root_value(self.slots[game_id])
 
     def observe(self, game_id, action, state):
+        self._plant()  # another player may move first
         slot = self.slots[game_id]
         if not (self.play.reuse_tree and self.forest.advance(slot, action, state)):
             self.forest.reset(slot, state)
 
     def end(self, game_id):
+        self._plant()
         self.forest.release(self.slots.pop(game_id))
 
 

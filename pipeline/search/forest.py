@@ -106,6 +106,11 @@ class Forest:
         self.rngs += [None] * old
         self._free += list(range(2 * old - 1, old - 1, -1))
 
+    def make_room(self, trees: int) -> None:
+        """Grow now, before they are planted, so that `trees` more trees fit."""
+        while len(self._free) < trees:
+            self._grow()
+
     def new_tree(self, state, rng: np.random.Generator) -> int:
         if not self._free:
             self._grow()
