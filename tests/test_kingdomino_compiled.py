@@ -4,15 +4,19 @@ over games that mix random and greedy moves (thousands more: `git show 3f02b5e:b
 kingdomino_compiled_check.py && python kingdomino_compiled_check.py`, docs/results/kingdomino-compiled.md)."""
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
+import torch
 
 from alphazero_games.kingdomino import rows
 from alphazero_games.kingdomino.compiled import CompiledKingdomino
 from alphazero_games.kingdomino.rules import KingdominoGame
 from pipeline.config import ValueParams
 from pipeline.games import make_game
+from pipeline.nets.network_evaluator import NetworkEvaluator
+from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search.playouts import greedy_outcomes, greedy_playout
 
 # (players, size, middle, harmony, fit): every player count, the Mighty Duel, each bonus, the fit planes
@@ -76,6 +80,30 @@ def test_planes_from_rows_are_the_references_whatever_the_kingdom_memo_keeps(ent
         rules.encode(rules.shape, table, np.arange(len(states))[::-1].copy(), len(states), planes)
         for state, got in zip(states[::-1], planes):
             assert np.array_equal(got, reference.encode(state))
+
+
+def test_a_network_reading_constant_planes_as_a_vector_judges_their_first_cells_alike():
+    """`encode_vectors` writes the constant planes at their first cell only: the network that reads them
+    there (`senet.py`'s constant stem) gives the same answer as from the full planes."""
+    game = CompiledKingdomino(4, 5, 0, 0, 1)
+    rules = rows.compiled_rules(game)
+    states = [state for state in positions(game, 1, seed=11) if not state.done][::4]
+    table, nodes = np.stack([rules.to_row(state) for state in states]), np.arange(len(states))
+    full, vectors = (np.zeros((len(states), *game.observation_shape), dtype=np.float32) for _ in range(2))
+    rules.encode(rules.shape, table, nodes, len(states), full)
+    rules.encode_vectors(rules.shape, table, nodes, len(states), vectors)
+    board = game.observation_shape[0] - game.constant_planes()
+    assert np.array_equal(vectors[:, :board], full[:, :board])
+    assert np.array_equal(vectors[:, board:, 0, 0], full[:, board:, 0, 0])
+    assert not vectors[:, board:, 1:].any() and full[:, board:, 1:].any()
+    torch.manual_seed(3)
+    network = SENet(NetworkShape.for_game(game, 1, 8, 2)).eval()
+    assert NetworkEvaluator(game, network).reads_constant_vector()
+    plain = SENet(replace(network.shape, constant_planes=0)).eval()  # a stem reading every plane's every cell
+    assert not NetworkEvaluator(game, plain).reads_constant_vector()
+    with torch.no_grad():
+        for got, want in zip(network(torch.from_numpy(vectors)), network(torch.from_numpy(full))):
+            assert torch.equal(got, want)
 
 
 def test_a_batch_of_planes_is_each_state_encoded_alone():

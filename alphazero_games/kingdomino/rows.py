@@ -26,6 +26,7 @@ from alphazero_games.kingdomino.rule_kernels import (
     NEXT_ROW,
     ORDER,
     PLACING,
+    PLAYER_PLANES,
     ROW,
     ROW_COUNT,
     gain_read,
@@ -141,15 +142,18 @@ def legal(shape, rows, nodes, count, out):
 
 
 @nb.njit(cache=True)
-def encode(shape, rows, nodes, count, out, memo, work):
-    """The planes of `rows[nodes[:count]]`, each kingdom's analysis and gains found in `memo` (`memo.py`)."""
+def encode(shape, rows, nodes, count, out, memo, work, width):
+    """The planes of `rows[nodes[:count]]`, each kingdom's analysis and gains found in `memo` (`memo.py`), the
+    constant planes written on their first `width` cells (`table_planes`)."""
     players, size, fit, cells = shape[PLAYERS], shape[SIZE], shape[FIT], (2 * shape[SIZE] - 1) ** 2
     gains = np.zeros((players, GAIN_SLOTS), np.int64)
     crowns, opens = memo[CROWN_PLANES], memo[OPEN_PLANES]
+    board = players * PLAYER_PLANES
     for i in range(count):
         row = rows[nodes[i]]
         planes = out[i].reshape(out.shape[1], cells)
-        planes[:] = 0.0
+        planes[:board] = 0.0
+        planes[board:, :width] = 0.0
         mover = row[ORDER + row[KING]]
         for seat in range(players):
             kingdom = _kingdom(shape, row, seat)
@@ -160,7 +164,7 @@ def encode(shape, rows, nodes, count, out, memo, work):
                 if fit and gain_read(row, seat, slot):
                     number = slot_domino(row, slot)
                     gains[seat, slot] = gain(memo, work, e, kingdom, number, size, shape[MIDDLE], shape[HARMONY])
-        table_planes(row, FEATURES, fit, shape[ROW_LENGTH], players, gains, planes)
+        table_planes(row, FEATURES, fit, shape[ROW_LENGTH], players, gains, planes, width)
 
 
 class _Rows:
@@ -241,7 +245,10 @@ def compiled_rules(game, memo_entries: int = ENTRIES) -> CompiledRules:
     memo, work = new_memo(rows.kingdom_bytes, cells, memo_entries), new_work(cells)
 
     def encode_rows(shape, rows, nodes, count, out):
-        encode(shape, rows, nodes, count, out, memo, work)
+        encode(shape, rows, nodes, count, out, memo, work, cells)
+
+    def encode_vectors(shape, rows, nodes, count, out):
+        encode(shape, rows, nodes, count, out, memo, work, 1)
 
     shape = np.array(
         [game.size, game.middle, game.harmony, game.fit, game.row_length, game.num_players, game.first_pick,
@@ -261,4 +268,5 @@ def compiled_rules(game, memo_entries: int = ENTRIES) -> CompiledRules:
         rows.draw,
         outcome,
         rows.playouts,
+        encode_vectors,
     )

@@ -455,7 +455,7 @@ def encode(kingdoms, headers, features, size, middle, harmony, fit, row_length, 
                 if fit and gain_read(h, seat, slot):
                     number = slot_domino(h, slot)
                     gains[seat, slot] = best_placement(kingdom, analysis, placed, number, size, middle, harmony)[1]
-        table_planes(h, features, fit, row_length, players, gains, out[g])
+        table_planes(h, features, fit, row_length, players, gains, out[g], out.shape[2])
 
 
 @nb.njit(cache=True)
@@ -474,10 +474,11 @@ def seat_planes(kingdom, crowns, opens, k, out):
 
 
 @nb.njit(cache=True)
-def table_planes(h, features, fit, row_length, players, gains, out):
+def table_planes(h, features, fit, row_length, players, gains, out, width):
     """The planes after the kingdoms' (`seat_planes`) of header `h`, into a zeroed `out`: each slot's domino,
     its owner, with `fit` every seat's gain (`gains`, a seat's row read where `gain_read` says), the phase,
-    the acting king and the rounds left."""
+    the acting king and the rounds left. Each is constant over the board: written on its first `width`
+    cells (all of them, or 1 for a network that reads them as a vector)."""
     slot_planes = FEATURES + players * (1 + fit)
     king = h[KING]
     mover = h[ORDER + king]
@@ -486,21 +487,21 @@ def table_planes(h, features, fit, row_length, players, gains, out):
         for i in range(h[count_at]):
             number, owner = h[start + i], h[owners_at + i]
             for j in range(FEATURES):
-                out[base + j, :] = features[number, j]
+                out[base + j, :width] = features[number, j]
             if owner != FREE:
-                out[base + FEATURES + (owner - mover) % players, :] = 1.0
+                out[base + FEATURES + (owner - mover) % players, :width] = 1.0
             elif fit:
                 for k in range(players):
-                    out[base + FEATURES + players + k, :] = gains[(mover + k) % players, first + i]
+                    out[base + FEATURES + players + k, :width] = gains[(mover + k) % players, first + i]
             base += slot_planes
         base += (row_length - h[count_at]) * slot_planes
-    out[base, :] = h[PLACING]
-    out[base + 1 + king, :] = 1.0
-    out[base + 1 + row_length, :] = h[DECK] // row_length
+    out[base, :width] = h[PLACING]
+    out[base + 1 + king, :width] = 1.0
+    out[base + 1 + row_length, :width] = h[DECK] // row_length
     if not fit or h[DONE]:
         return
     for count_at, owners_at, first in ((ROW_COUNT, ORDER, 0), (NEXT_COUNT, NEXT_OWNERS, 4)):
         for i in range(h[count_at]):
             owner = h[owners_at + i]
             if owner != FREE and gain_read(h, owner, first + i):
-                out[base + 2 + row_length + (owner - mover) % players, :] += gains[owner, first + i]
+                out[base + 2 + row_length + (owner - mover) % players, :width] += gains[owner, first + i]

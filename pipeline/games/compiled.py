@@ -62,3 +62,8 @@ class CompiledRules:
     draw: Callable[[np.ndarray, Any], tuple[int, ...]] | None = None
     outcome: Any = None
     playouts: Callable[[list[np.ndarray], list], tuple[np.ndarray, Any]] | None = None  # greedy, from rows
+    # a game with constant planes (`HasConstantPlanes`): `encode` writing each of them at its first cell only,
+    # for a network that reads them as a vector (`senet.py`'s constant stem; `reads_constant_vector`), the
+    # rest of the planes left as they were: most of a position's planes are constant, and writing them
+    # over the board was most of its encoding
+    encode_vectors: Any = None

@@ -114,6 +114,13 @@ def _check_compiled(game, rules, name: str, state, where: str) -> None:
     call(name, "compiled_rules: encode", rules.encode, rules.shape, rows, nodes, 1, planes)
     if not np.array_equal(planes[0], game.encode(state)):
         raise GameFault(f"game {name}: compiled_rules: encode gave other planes than encode{where}")
+    if rules.encode_vectors is not None:
+        vectors = np.zeros_like(planes)
+        call(name, "compiled_rules: encode_vectors", rules.encode_vectors, rules.shape, rows, nodes, 1, vectors)
+        board = game.observation_shape[0] - game.constant_planes()
+        flat, full = vectors[0].reshape(len(vectors[0]), -1), planes[0].reshape(len(planes[0]), -1)
+        if not (np.array_equal(flat[:board], full[:board]) and np.array_equal(flat[board:, 0], full[board:, 0])):
+            raise GameFault(f"game {name}: compiled_rules: encode_vectors gave other planes than encode{where}")
     flag = np.zeros(1, dtype=np.bool_)
     for action in np.flatnonzero(mask[0]).tolist():
         move = np.array([action])

@@ -26,6 +26,7 @@ from pipeline.nets.denormals import flush_denormals, without_denormal_weights
 from pipeline.nets.int8 import quantized_for_inference
 from pipeline.nets.onnx_runtime import onnx_network
 from pipeline.nets.senet import SENet
+from pipeline.nets.shape import constant_planes
 from pipeline.plumbing.threads import follow_free_cores
 
 RUNTIMES = ("auto", "torch", "onnxruntime")
@@ -128,12 +129,17 @@ class NetworkEvaluator:
     def __init__(self, game, model: SENet, precision: str = "float32", runtime: str = "auto", device: Device = "auto"):
         self.game = game
         self.network = inference_network(model, game, precision, runtime, device)
+        # its stem reads the game's constant planes at one cell (`senet.py`), all of them and no other
+        self.constant_vector = 0 < model.shape.constant_planes == constant_planes(game)
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         return self.network(self.game.encode_batch(states))
 
     def judges_planes(self) -> bool:
         return True
+
+    def reads_constant_vector(self) -> bool:
+        return self.constant_vector
 
     def evaluate_encoded(self, keys: list[bytes], encode: Callable) -> tuple[np.ndarray, np.ndarray]:
         return self.network(encode(None))

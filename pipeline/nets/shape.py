@@ -33,7 +33,7 @@ class NetworkShape:
     def for_game(cls, game, blocks: int, channels: int, se_reduction: int, score_head: bool = False) -> NetworkShape:
         """A game that has constant planes (`HasConstantPlanes`: its encoding's last planes, constant over
         the board; Kingdomino's rows of dominoes, kings and phase) has them read as a vector."""
-        constant = game.constant_planes() if offers(game, HasConstantPlanes) else 0
+        constant = constant_planes(game)
         seats = game.num_players
         shape = (game.num_actions, seats, blocks, channels, se_reduction, constant, score_head)
         return cls(*game.observation_shape, *shape)
@@ -43,3 +43,8 @@ class NetworkShape:
         """The shape a run's params ask for: its `network` section, and a score head where
         `train.score_weight` is above 0."""
         return cls.for_game(game, **params.network.model_dump(), score_head=params.train.score_weight > 0)
+
+
+def constant_planes(game) -> int:
+    """How many of the game's last planes are constant over the board (`HasConstantPlanes`), 0 if none."""
+    return game.constant_planes() if offers(game, HasConstantPlanes) else 0

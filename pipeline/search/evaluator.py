@@ -35,6 +35,14 @@ def judges_planes(evaluator) -> bool:
     return isinstance(evaluator, JudgesPlanes) and evaluator.judges_planes()
 
 
+def reads_constant_vector(evaluator) -> bool:
+    """Whether a `JudgesPlanes` evaluator reads the game's constant planes at their first cell only (a
+    network whose stem takes them as a vector), so that search need write no more of them
+    (`CompiledRules.encode_vectors`); an evaluator says so with a `reads_constant_vector()` of its own."""
+    reads = getattr(evaluator, "reads_constant_vector", None)
+    return reads is not None and reads()
+
+
 class RolloutEvaluator:
     """Classic MCTS's leaf judgement: one uniformly random playout to the end.
 
@@ -92,6 +100,9 @@ class CachingEvaluator:
 
     def judges_planes(self) -> bool:
         return judges_planes(self.evaluator)
+
+    def reads_constant_vector(self) -> bool:
+        return reads_constant_vector(self.evaluator)
 
     def evaluate_encoded(self, keys: list[bytes], encode: Encoder) -> tuple[np.ndarray, np.ndarray]:
         """Positions named by `keys` (their rows' bytes: never equal to a state, so both kinds share the

@@ -27,7 +27,7 @@ from pipeline.games.base import CompilesRules, StepsLegalMoves, offers, to_absol
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.plumbing.clip import quoted
-from pipeline.search.evaluator import Encoder, Evaluator, judges_planes
+from pipeline.search.evaluator import Encoder, Evaluator, judges_planes, reads_constant_vector
 from pipeline.search.forest import Forest
 from pipeline.search.playouts import check_playouts, mix_playouts
 from pipeline.search.tree_kernels import (
@@ -120,6 +120,8 @@ class BatchedSearch:
         rules = game.compiled_rules() if compiles else None
         playouts = rules is not None and rules.playouts is not None
         self.rules = rules if config.greedy_playout_weight == 0 or playouts else None
+        # the evaluator reads the game's constant planes at one cell: encode no more of them
+        self._vectors = rules is not None and rules.encode_vectors is not None and reads_constant_vector(evaluator)
 
     def new_forest(self, capacity: int, slots: int) -> Forest:
         """A forest for this search's trees: the config's value scheme and chance outcomes, and the
@@ -283,7 +285,8 @@ class BatchedSearch:
             def encode(at: list[int] | None) -> np.ndarray:
                 nodes, count = (walks.pending, judged) if at is None else (walks.pending[at], len(at))
                 planes = walks.planes(self.game.observation_shape)
-                rules.encode(rules.shape, forest.rows, nodes, count, planes)
+                kernel = rules.encode_vectors if self._vectors else rules.encode
+                kernel(rules.shape, forest.rows, nodes, count, planes)
                 return planes[:count]
 
             answer = self._judge_rows(forest, walks.pending[:judged].tolist(), encode)
