@@ -28,12 +28,17 @@ A game with chance moves offers three more:
 - `outcome(shape, rows, parents, actions, keys, children, count)`: row `children[i]` becomes row
   `parents[i]` after `actions[i]` with the result `keys[i]` (the key as int64, `draw`'s ints in order).
 
+A game with constant planes (`base.py`'s `HasConstantPlanes`) may offer `encode_vectors`, as `encode` but
+writing each constant plane at its first cell only: search calls it where the network reads those planes
+as a vector (`search/evaluator.py`'s `reads_constant_vector`), and leaves the rest of them as it was.
+
 A game that plays greedy playouts (`base.py`'s `PlaysGreedy`) may offer `playouts(rows, rngs)`, plain
 Python: `greedy_outcomes` of the rows' states (its (scores, margins), each playout drawing from its
 generator in `rngs` as from the state); without it, a search that mixes playouts in keeps the plain search.
 
 Search calls them from Python, never passes them to a compiled function: numba's cache keeps no
-kernel that takes functions as arguments safely across processes.
+kernel that takes functions as arguments safely across processes. So a function may as well be Python
+around a numba kernel that takes more (Kingdomino's `encode` passes its memo of kingdoms).
 
 `to_row` and `from_row` are plain Python: a state's row and back, equal rows for equal states only.
 """
