@@ -15,7 +15,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from alphazero_games.kingdomino.rule_kernels import ANALYSIS_ROWS, CROWNS, LABELS, OPEN, analyse, best_placement
+from alphazero_games.kingdomino.rule_kernels import ANALYSIS_ROWS, analyse, best_placement, property_planes
 
 ENTRIES = 1 << 14  # kingdoms kept (4-player, 5x5: about 7 MB)
 DOMINOES = 49  # by number, 1-48
@@ -38,6 +38,7 @@ def new_memo(kingdom_bytes: int, cells: int, entries: int = ENTRIES) -> tuple:
 
 
 def new_work(cells: int) -> tuple:
+    """Work space for `entry` and `gain`: one analysis, and its state (`ANALYSED`, `PLACED`)."""
     return np.empty((ANALYSIS_ROWS, cells), np.int64), np.array([-1, 0], np.int64)
 
 
@@ -69,10 +70,7 @@ def entry(memo, work, kingdom, size):
     memo[KNOWN][e] = 0
     _, state[PLACED] = analyse(kingdom, size, analysis)
     state[ANALYSED] = e
-    for cell in range(crowns.shape[1]):
-        terrain = kingdom[cell]
-        crowns[e, cell] = analysis[CROWNS, analysis[LABELS, cell]] if 1 <= terrain <= 6 else 0
-        opens[e, cell] = analysis[OPEN, cell]
+    property_planes(kingdom, analysis, crowns[e], opens[e])
     return e
 
 
