@@ -16,6 +16,7 @@ import numpy as np
 
 from alphazero_games.kingdomino import rows
 from alphazero_games.kingdomino import rule_kernels as kernels
+from alphazero_games.kingdomino.planes import encode as encode_planes
 from alphazero_games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
 from pipeline.games.compiled import CompiledRules
 from pipeline.games.values import pairwise_points
@@ -133,8 +134,8 @@ class CompiledKingdomino(KingdominoGame):
 
     def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
         kingdoms, headers = self._arrays(states)
-        planes = np.zeros((len(states), self.observation_shape[0], self.grid * self.grid), dtype=np.float32)
-        kernels.encode(kingdoms, headers, _FEATURES, *self._flags, self.fit, self.row_length, planes)
+        planes = np.empty((len(states), self.observation_shape[0], self.grid * self.grid), dtype=np.float32)
+        encode_planes(kingdoms, headers, _FEATURES, *self._flags, self.fit, self.row_length, planes)
         return planes.reshape(len(states), *self.observation_shape)
 
 

@@ -6,8 +6,9 @@ them here: a position's encoding took 16 microseconds with them, most of it thos
 
 The memo is direct-mapped by a hash of the kingdom's bytes (a newcomer evicts what was there) and holds
 the whole kingdom as its key, so a hit is that kingdom, never a collision's. A domino's gain is found the
-first time it is asked for that kingdom. One memo a process's search (`rows.py`); its `work` holds one
-analysis and which entry it is of, so that the gains of one kingdom share it.
+first time it is asked for that kingdom. A search keeps one for its life (`rows.py`), a batch of states
+one for the batch (`planes.py`); its `work` holds one analysis and which entry it is of, so that the
+gains of one kingdom share it.
 """
 
 from __future__ import annotations

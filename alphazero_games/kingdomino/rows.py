@@ -14,7 +14,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from alphazero_games.kingdomino.memo import CROWN_PLANES, ENTRIES, OPEN_PLANES, entry, gain, new_memo, new_work
+from alphazero_games.kingdomino.memo import ENTRIES, new_memo, new_work
+from alphazero_games.kingdomino.planes import encode_position
 from alphazero_games.kingdomino.rule_kernels import (
     DECK,
     DONE,
@@ -26,15 +27,10 @@ from alphazero_games.kingdomino.rule_kernels import (
     NEXT_ROW,
     ORDER,
     PLACING,
-    PLAYER_PLANES,
     ROW,
     ROW_COUNT,
-    gain_read,
     place,
     placement_mask,
-    seat_planes,
-    slot_domino,
-    table_planes,
 )  # fmt: skip
 from alphazero_games.kingdomino.rules import _FEATURES, Kingdom, KingdominoState, _draw
 from pipeline.games.compiled import CompiledRules
@@ -52,6 +48,13 @@ def _kingdom(shape, row, seat):
     """Seat `seat`'s kingdom in `row`: the kernels' int8 row, a view that `place` writes through."""
     start = 8 * KINGDOMS_AT + seat * shape[KINGDOM_BYTES]
     return row.view(np.int8)[start : start + shape[KINGDOM_BYTES]]
+
+
+@nb.njit(cache=True)
+def _kingdoms(shape, row):
+    """Every seat's kingdom in `row`, (players, KINGDOM_BYTES), a view."""
+    start = 8 * KINGDOMS_AT
+    return row.view(np.int8)[start : start + shape[PLAYERS] * shape[KINGDOM_BYTES]].reshape(shape[PLAYERS], -1)
 
 
 @nb.njit(cache=True)
@@ -143,28 +146,16 @@ def legal(shape, rows, nodes, count, out):
 
 @nb.njit(cache=True)
 def encode(shape, rows, nodes, count, out, memo, work, width):
-    """The planes of `rows[nodes[:count]]`, each kingdom's analysis and gains found in `memo` (`memo.py`), the
-    constant planes written on their first `width` cells (`table_planes`)."""
-    players, size, fit, cells = shape[PLAYERS], shape[SIZE], shape[FIT], (2 * shape[SIZE] - 1) ** 2
-    gains = np.zeros((players, GAIN_SLOTS), np.int64)
-    crowns, opens = memo[CROWN_PLANES], memo[OPEN_PLANES]
-    board = players * PLAYER_PLANES
+    """The planes of `rows[nodes[:count]]` (`planes.py`'s `encode_position`), the memo's kingdoms kept across
+    calls, the constant planes written on their first `width` cells."""
+    cells = (2 * shape[SIZE] - 1) ** 2
+    gains = np.zeros((shape[PLAYERS], GAIN_SLOTS), np.int64)
     for i in range(count):
         row = rows[nodes[i]]
-        planes = out[i].reshape(out.shape[1], cells)
-        planes[:board] = 0.0
-        planes[board:, :width] = 0.0
-        mover = row[ORDER + row[KING]]
-        for seat in range(players):
-            kingdom = _kingdom(shape, row, seat)
-            e = entry(memo, work, kingdom, size)  # read before the next seat's kingdom may take its place
-            seat_planes(kingdom, crowns[e], opens[e], (seat - mover) % players, planes)
-            for slot in range(GAIN_SLOTS):
-                gains[seat, slot] = 0
-                if fit and gain_read(row, seat, slot):
-                    number = slot_domino(row, slot)
-                    gains[seat, slot] = gain(memo, work, e, kingdom, number, size, shape[MIDDLE], shape[HARMONY])
-        table_planes(row, FEATURES, fit, shape[ROW_LENGTH], players, gains, planes, width)
+        encode_position(
+            _kingdoms(shape, row), row, FEATURES, shape[SIZE], shape[MIDDLE], shape[HARMONY], shape[FIT],
+            shape[ROW_LENGTH], memo, work, gains, width, out[i].reshape(out.shape[1], cells),
+        )  # fmt: skip
 
 
 class _Rows:

@@ -437,28 +437,6 @@ def property_planes(kingdom, analysis, crowns, opens):
 
 
 @nb.njit(cache=True)
-def encode(kingdoms, headers, features, size, middle, harmony, fit, row_length, out):
-    """The reference's `encode_batch` into `out` (states, planes, cells), zeroed by the caller."""
-    players, cells = kingdoms.shape[1], (2 * size - 1) ** 2
-    analysis = np.empty((ANALYSIS_ROWS, cells), dtype=np.int64)
-    crowns, opens = np.zeros(cells, np.int8), np.zeros(cells, np.int8)
-    gains = np.zeros((players, GAIN_SLOTS), np.int64)
-    for g in range(kingdoms.shape[0]):
-        h = headers[g]
-        for seat in range(players):
-            kingdom = kingdoms[g, seat]
-            _, placed = analyse(kingdom, size, analysis)
-            property_planes(kingdom, analysis, crowns, opens)
-            seat_planes(kingdom, crowns, opens, (seat - h[ORDER + h[KING]]) % players, out[g])
-            for slot in range(GAIN_SLOTS):
-                gains[seat, slot] = 0
-                if fit and gain_read(h, seat, slot):
-                    number = slot_domino(h, slot)
-                    gains[seat, slot] = best_placement(kingdom, analysis, placed, number, size, middle, harmony)[1]
-        table_planes(h, features, fit, row_length, players, gains, out[g], out.shape[2])
-
-
-@nb.njit(cache=True)
 def seat_planes(kingdom, crowns, opens, k, out):
     """The planes of one seat's kingdom, `k` seats after the mover, into a zeroed `out` (planes, cells):
     its terrains, crowns, properties' crowns (`crowns`) and open cells (`opens`)."""
