@@ -1,10 +1,8 @@
 """Stage `evaluate`: the experiments switched on in `params.yaml` for the final generation's best
 network (and, for ratings, every generation's), with finished matches cached in `data/matches`."""
 
-from pipeline.evaluation.evaluate import run_evaluation
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_run
-from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.plumbing.atomic import write_json
 from stages import paths
 from stages.start import start
@@ -12,6 +10,9 @@ from stages.start import start
 
 @entry_point
 def main(argv):
+    from pipeline.evaluation.evaluate import run_evaluation  # here, not above: the workers import this module
+    from pipeline.nets.checkpoint import load_checkpoint
+
     final = int(argv[0])
     params, game = start(paths.MATCHES, paths.MATCHES / "benchmark", paths.EVALUATION.parent)
     networks = [load_checkpoint(paths.best(g), game) for g in range(final + 1)]

@@ -5,8 +5,6 @@ import shutil
 
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
-from pipeline.jobs.gate import run_gate
-from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.plumbing.atomic import atomic_path, write_json
 from stages import paths
 from stages.start import start
@@ -14,6 +12,9 @@ from stages.start import start
 
 @entry_point
 def main(argv):
+    from pipeline.jobs.gate import run_gate  # here, not above: the workers import this module (stages/)
+    from pipeline.nets.checkpoint import load_checkpoint
+
     gen, prev = int(argv[0]), int(argv[1])
     params, game = start(paths.best(gen).parent, paths.metrics("gate", gen).parent)
     candidate = load_checkpoint(paths.candidate(gen), game)

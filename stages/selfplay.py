@@ -6,8 +6,6 @@ import shutil
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import stage_metrics, stage_run
 from pipeline.jobs.replay import save_samples
-from pipeline.jobs.selfplay import run_selfplay
-from pipeline.nets.checkpoint import load_checkpoint
 from pipeline.plumbing.atomic import write_json
 from stages import paths
 from stages.start import start
@@ -15,6 +13,9 @@ from stages.start import start
 
 @entry_point
 def main(argv):
+    from pipeline.jobs.selfplay import run_selfplay  # here, not above: the workers import this module (stages/)
+    from pipeline.nets.checkpoint import load_checkpoint
+
     gen, prev = int(argv[0]), int(argv[1])
     params, game = start(paths.selfplay_data(gen).parent, paths.metrics("selfplay", gen).parent)
     model = load_checkpoint(paths.best(prev), game)

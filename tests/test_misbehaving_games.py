@@ -84,8 +84,13 @@ class CountingStep(Four):
 
 
 class RandomStep(Four):
+    calls = 0
+
     def step(self, state, action, rng=None):
-        return super().step(state, int(np.random.default_rng().choice(np.flatnonzero(self.legal_mask(state)))))
+        # another legal move at each call, as a draw from an unseeded generator gives, but never by chance the same
+        RandomStep.calls += 1
+        legal = np.flatnonzero(self.legal_mask(state))
+        return super().step(state, int(legal[RandomStep.calls % len(legal)]))
 """
 
 

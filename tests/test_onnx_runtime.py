@@ -111,7 +111,7 @@ def test_a_damaged_or_missing_export_is_exported_again_never_played(damage, cach
     assert cached_onnx(model, game) == exported
     assert [p.read_bytes() for p in cache.glob("*.onnx")] == [exported]
     states = calibration_positions(game, 8)
-    logits, values = OnnxNetwork(model, game)(game.encode_batch(states))
+    logits, values = OnnxNetwork.of_model(model, game)(game.encode_batch(states))
     with torch.no_grad():
         expected = model(torch.from_numpy(game.encode_batch(states)).float())
     np.testing.assert_allclose(logits, expected[0].numpy(), atol=1e-4)
@@ -134,7 +134,7 @@ def test_another_networks_export_under_these_weights_key_is_exported_again_never
     planes = game.encode_batch(calibration_positions(game, 8, seed=1)).astype(np.float32)
     assert not np.allclose(torch_answers(theirs, planes)[0], torch_answers(mine, planes)[0], atol=1e-2)
     with caplog.at_level(logging.WARNING, logger="pipeline.nets.onnx_runtime"):
-        answers = OnnxNetwork(mine, game)(planes)
+        answers = OnnxNetwork.of_model(mine, game)(planes)
     for answer, expected in zip(answers, torch_answers(mine, planes)):
         np.testing.assert_allclose(answer, expected, atol=1e-4)
     assert [p.read_bytes() for p in cache.glob("*.onnx")] == [onnx_bytes(mine, game)]  # the poison is gone
@@ -157,10 +157,10 @@ def test_the_same_weights_hit_the_cache_without_exporting_again(cache, monkeypat
     exports = []
     export = onnx_runtime.onnx_bytes
     monkeypatch.setattr(onnx_runtime, "onnx_bytes", lambda *args: exports.append(1) or export(*args))
-    first = OnnxNetwork(network(game, blocks=1, channels=8), game)
+    first = OnnxNetwork.of_model(network(game, blocks=1, channels=8), game)
     [path] = cache.glob("*.onnx")
     os.utime(path, (1e9, 1e9))  # so that the hit's touch shows
-    second = OnnxNetwork(network(game, blocks=1, channels=8), game)  # equal weights, another model object
+    second = OnnxNetwork.of_model(network(game, blocks=1, channels=8), game)  # equal weights, another model object
     assert len(exports) == 1 and second.graph == first.graph and path.stat().st_mtime > 1e9
     assert len(second._sessions) == 1  # the session that verified the file is the one search runs
     planes = game.encode_batch(calibration_positions(game, 4)).astype(np.float32)
@@ -218,7 +218,7 @@ def test_an_odd_thing_under_an_entrys_name_costs_an_export_not_a_hang_or_a_trace
 
 def test_sessions_follow_the_threads_asked_for(cache):
     game = make_game("tictactoe")
-    onnx = OnnxNetwork(network(game, blocks=1, channels=8), game)
+    onnx = OnnxNetwork.of_model(network(game, blocks=1, channels=8), game)
     planes = game.encode_batch(calibration_positions(game, 4))
     try:
         use_threads(1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,9 +16,12 @@ from pipeline.agents.search_agent import PlayConfig, SearchAgent, uct_agent
 from pipeline.games.base import OWN_KIND, players_of
 from pipeline.games.plugins import load_reference
 from pipeline.nets.network_evaluator import NetworkEvaluator
-from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.nets.server import ServedEvaluator, ServedNetwork, served_evaluator
+from pipeline.nets.shape import NetworkShape
 from pipeline.search import CachingEvaluator, SearchConfig
+
+if TYPE_CHECKING:
+    from pipeline.nets.senet import SENet
 
 # The kinds of player a spec builds for every game; the names they are recorded under in finished
 # matches. Any other kind is one the game brings (`games/base.py`'s `BringsPlayers`), built by the game.
@@ -32,7 +36,10 @@ class AgentSpec:
     kind: str  # one of KINDS
     play: PlayConfig = field(default_factory=PlayConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
-    network: tuple[dict, dict] | None = None  # (shape fields, state dict) for "alphazero" and "greedy"
+    # (shape fields, state dict of numpy arrays: no torch needed to unpickle) for "alphazero" and "greedy"
+    network: tuple[dict, dict] | None = None
+    # the network exported to ONNX, where a pool's workers run it so (`for_pool`)
+    graph: bytes | None = field(default=None, repr=False, compare=False)
     seed: int = 0
     epsilon: float = 0.0  # random-move probability of "greedy"
     number: int = 0  # the N of a player the game brings (`alphabeta:5`'s depth, `hold:20`'s turn total)
@@ -109,16 +116,36 @@ class AgentSpec:
         if served is not None:
             return served
         if self._frozen is None:
-            shape, weights = self.network
-            model = SENet(NetworkShape(**shape))
-            model.load_state_dict(weights)
             search = self.search
-            self._frozen = NetworkEvaluator(game, model.eval(), search.precision, search.runtime, search.device)
+            if self.graph is not None:
+                self._frozen = NetworkEvaluator.of_graph(game, self.graph, NetworkShape(**self.network[0]))
+            else:
+                model = self._model()
+                self._frozen = NetworkEvaluator(game, model, search.precision, search.runtime, search.device)
         return self._frozen
+
+    def _model(self) -> SENet:
+        from pipeline.nets.senet import SENet
+
+        return SENet.from_weights(*self.network)
+
+    def for_pool(self, game) -> AgentSpec:
+        """This player as a pool's workers on this machine get it: where its network runs in ONNX Runtime,
+        with the graph exported here once, so that no worker imports torch (1.1-1.9 s of its start) nor
+        exports and checks the graph again."""
+        if self.network is None or self.graph is not None:
+            return self
+        from pipeline.nets.network_evaluator import inference_runtime
+        from pipeline.nets.onnx_runtime import cached_onnx
+
+        search = self.search
+        if inference_runtime(search.precision, search.runtime, search.device) != "onnxruntime":
+            return self
+        return dataclasses.replace(self, graph=cached_onnx(self._model(), game))
 
     def on_device(self, device: str) -> AgentSpec:
         """This player with its network on `device` (auto, cpu or cuda) instead of the params' one."""
-        return dataclasses.replace(self, search=self.search.model_copy(update={"device": device}))
+        return dataclasses.replace(self, search=self.search.model_copy(update={"device": device}), graph=None)
 
     def served(self) -> ServedNetwork | None:
         """What an inference server needs to play this player's network; None for players without one."""
@@ -131,4 +158,5 @@ class AgentSpec:
 
 
 def _weights(model: SENet) -> tuple[dict, dict]:
-    return model.shape.to_dict(), {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    """The shape's fields and a copy of the weights as numpy arrays, which unpickle without torch."""
+    return model.shape.to_dict(), {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}

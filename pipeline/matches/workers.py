@@ -18,6 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from pipeline.agents.spec import AgentSpec
+from pipeline.games import make_game
 from pipeline.matches import BackendError
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.chunks import init_worker, play_chunk
@@ -95,7 +96,8 @@ def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: 
         networks = [spec.served() for spec in specs if spec.network]
         if not (workers.served() and networks):
             threads = max(1, (os.cpu_count() or 1) // count)
-            yield from _pool_chunks(count, (game_name, specs, threads), jobs, served)
+            game = make_game(game_name)
+            yield from _pool_chunks(count, (game_name, [spec.for_pool(game) for spec in specs], threads), jobs, served)
             return
         with serving(game_name, networks, workers.device, served) as server:
             init = (game_name, specs, 1, server.address)  # one torch thread: its networks are the server's

@@ -16,6 +16,7 @@ import pickle
 import warnings
 from pathlib import Path
 
+import numpy as np
 import torch
 import yaml
 
@@ -50,11 +51,13 @@ def save_checkpoint(path: Path, model: SENet, game_name: str, params_hash: str =
 
 
 def weights_digest(state_dict: dict) -> str:
-    """A hash of the weights' content: equal networks are one player, one benchmark entry."""
+    """A hash of the weights' content: equal networks are one player, one benchmark entry. The values are
+    tensors or, as an `AgentSpec` carries them, numpy arrays: the same weights give the same digest."""
     digest = hashlib.sha256()
-    for key, tensor in sorted(state_dict.items()):
+    for key, values in sorted(state_dict.items()):
         digest.update(key.encode())
-        digest.update(tensor.detach().cpu().numpy().tobytes())
+        array = values.detach().cpu().numpy() if isinstance(values, torch.Tensor) else np.asarray(values)
+        digest.update(array.tobytes())
     return digest.hexdigest()
 
 

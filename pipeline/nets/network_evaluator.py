@@ -17,20 +17,22 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from pipeline.config import ConfigError, Device
-from pipeline.nets.denormals import flush_denormals, without_denormal_weights
-from pipeline.nets.int8 import quantized_for_inference
-from pipeline.nets.onnx_runtime import onnx_network
-from pipeline.nets.senet import SENet
-from pipeline.nets.shape import constant_planes
+from pipeline.nets.onnx_runtime import OnnxNetwork, onnx_network
+from pipeline.nets.shape import NetworkShape, constant_planes
 from pipeline.plumbing.threads import follow_free_cores
 
+if TYPE_CHECKING:
+    import torch
+
+    from pipeline.nets.senet import SENet
+
 RUNTIMES = ("auto", "torch", "onnxruntime")
-PRECISIONS = {"float32": torch.float32, "bfloat16": torch.bfloat16, "int8": torch.float32}  # name: input dtype
+PRECISIONS = {"float32": "float32", "bfloat16": "bfloat16", "int8": "float32"}  # precision: torch's input dtype
 
 Network = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # planes in, (logits, values) out
 
@@ -38,6 +40,8 @@ Network = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # planes in, (l
 def inference_device(precision: str = "float32", device: Device = "auto") -> torch.device:
     """Where a network of this `precision` runs for the params' `device` (auto, cpu or cuda, checked by
     the schema): int8 on the CPU (with device auto, whatever GPU there is)."""
+    import torch
+
     if device == "cuda" and not torch.cuda.is_available():
         raise ConfigError("device: cuda, but torch sees no GPU here (use auto or cpu)")
     if precision == "int8":
@@ -50,6 +54,8 @@ def inference_device(precision: str = "float32", device: Device = "auto") -> tor
 def native_bfloat16() -> bool:
     """Whether this CPU has bf16 arithmetic (AVX-512 BF16 or AMX). torch tells only through private
     probes; a torch without them is taken to have none."""
+    import torch
+
     probes = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
     return any(getattr(torch.cpu, probe, lambda: False)() for probe in probes)
 
@@ -86,9 +92,15 @@ def inference_runtime(precision: str = "float32", runtime: str = "auto", device:
 def frozen_for_inference(model: SENet, game, device: torch.device | None = None, precision: str = "float32"):
     """`model` traced and frozen for search, its denormal weights zeroed (`denormals.py`); the caller's
     model stays as it is."""
-    device, dtype = device or torch.device("cpu"), PRECISIONS[precision]
+    import torch
+
+    from pipeline.nets.denormals import without_denormal_weights
+
+    device, dtype = device or torch.device("cpu"), getattr(torch, PRECISIONS[precision])
     model = without_denormal_weights(model)
     if precision == "int8":
+        from pipeline.nets.int8 import quantized_for_inference
+
         return quantized_for_inference(model, game)  # on the CPU: see inference_device
     if device.type != "cpu" or dtype != torch.float32:
         model = model.to(device, dtype)
@@ -101,10 +113,16 @@ class TorchNetwork:
     """The network traced and frozen with TorchScript on its device: planes in, numpy out."""
 
     def __init__(self, model: SENet, game, precision: str = "float32", device: Device = "auto"):
-        self.device, self.dtype = inference_device(precision, device), PRECISIONS[precision]
+        import torch
+
+        self.device, self.dtype = inference_device(precision, device), getattr(torch, PRECISIONS[precision])
         self.model = frozen_for_inference(model, game, self.device, precision)
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        import torch
+
+        from pipeline.nets.denormals import flush_denormals
+
         follow_free_cores()
         flush_denormals()
         with torch.inference_mode():
@@ -127,10 +145,20 @@ class NetworkEvaluator:
     with each player, so that no process-wide setting decides where a player's network runs."""
 
     def __init__(self, game, model: SENet, precision: str = "float32", runtime: str = "auto", device: Device = "auto"):
-        self.game = game
-        self.network = inference_network(model, game, precision, runtime, device)
+        self._judge(game, inference_network(model, game, precision, runtime, device), model.shape)
+
+    @classmethod
+    def of_graph(cls, game, graph: bytes, shape: NetworkShape) -> NetworkEvaluator:
+        """The network of shape `shape` exported as the ONNX graph `graph` (`onnx_runtime.onnx_bytes`),
+        run in ONNX Runtime without torch: how a pool's worker plays (`AgentSpec.for_pool`)."""
+        evaluator = cls.__new__(cls)
+        evaluator._judge(game, OnnxNetwork(graph), shape)
+        return evaluator
+
+    def _judge(self, game, network: Network, shape: NetworkShape) -> None:
+        self.game, self.network = game, network
         # its stem reads the game's constant planes at one cell (`senet.py`), all of them and no other
-        self.constant_vector = 0 < model.shape.constant_planes == constant_planes(game)
+        self.constant_vector = 0 < shape.constant_planes == constant_planes(game)
 
     def evaluate(self, states: list) -> tuple[np.ndarray, np.ndarray]:
         return self.network(self.game.encode_batch(states))

@@ -12,6 +12,9 @@ proves only that a file matches itself: another network's export under this key 
 cached file is also run on a probe and kept only where it answers as the weights do (`_answers_as`).
 Exported with torch's TorchScript-based exporter: 0.05-0.1 s a network where the torch.export one
 takes 1.5-2.5 s (every worker exports each generation's network) and needs onnxscript besides.
+
+Running a graph needs no torch (`OnnxNetwork(graph)`): a pool's workers are given the graph their parent
+exported and never import torch, which took 1.1-1.9 s of each worker's start (docs/results/speed-bench.md).
 """
 
 from __future__ import annotations
@@ -21,18 +24,19 @@ import io
 import logging
 import os
 import stat
+import threading
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
-from pipeline.nets.checkpoint import weights_digest
-from pipeline.nets.denormals import flush_denormals, without_denormal_weights
-from pipeline.nets.senet import SENet
 from pipeline.plumbing.atomic import LEFTOVER, write_bytes
 from pipeline.plumbing.threads import follow_free_cores
+
+if TYPE_CHECKING:
+    from pipeline.nets.senet import SENet
 
 INPUT = "planes"
 OUTPUTS = ("policy_logits", "values")
@@ -52,6 +56,10 @@ def onnx_bytes(model: SENet, game) -> bytes:
     """`model` as an ONNX graph, its denormal weights zeroed (`denormals.py`): input `planes` (batch x
     the game's observation shape, float32), outputs `policy_logits` (batch x actions) and `values`
     (batch x players), the batch size free; its metadata names the game."""
+    import torch
+
+    from pipeline.nets.denormals import without_denormal_weights
+
     example = torch.zeros(2, *game.observation_shape)
     buffer = io.BytesIO()
     batch_free = {name: {0: "batch"} for name in (INPUT, *OUTPUTS)}
@@ -104,6 +112,10 @@ def export_key(model: SENet, game) -> str:
     """What the exported graph depends on: the weights (their digest, `checkpoint.weights_digest`), the
     network's shape, the game (its planes, and its name in the graph's metadata), the exporter and its
     opset; exported in float32 always."""
+    import torch
+
+    from pipeline.nets.checkpoint import weights_digest
+
     parts = (
         weights_digest(model.state_dict()),
         repr(model.shape),
@@ -154,10 +166,12 @@ def _answers_as(model: SENet, game, data: bytes, threads: int):
     the caller, and two forward passes of a few positions take milliseconds (an export, 0.07-0.1 s).
     A graph crafted to answer as these weights on this probe alone would pass: the probe catches swaps
     and accidents, not an adversary who has the weights."""
+    import torch
+
     planes = np.random.default_rng(0).integers(0, 2, (PROBE_BATCH, *game.observation_shape)).astype(np.float32)
     try:
         session = _new_session(data, threads)
-        flush_denormals()
+        _flush_denormals()
         got = session.run(list(OUTPUTS), {INPUT: planes})
     except Exception:  # not a graph ONNX Runtime loads, or not one of these inputs and outputs
         return None
@@ -220,27 +234,56 @@ def _prune(folder: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
+_flushing = threading.local()  # `.on` in each thread whose arithmetic flushes denormals (`denormals.py`)
+_sessions_built = 0
+
+
 def _new_session(graph: bytes, threads: int):
+    """A session whose threads flush denormals. ONNX Runtime also sets the thread that builds a process's
+    first session flushing (once a process: its `std::call_once`), which is where a worker searches."""
     import onnxruntime
 
+    global _sessions_built
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # errors only: its notices about unused initializers are noise
-    return onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+    options.add_session_config_entry("session.set_denormal_as_zero", "1")
+    session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+    if _sessions_built == 0:
+        _flushing.on = True
+    _sessions_built += 1
+    return session
+
+
+def _flush_denormals() -> None:
+    """This thread's arithmetic flushes denormals: set by ONNX Runtime where this thread built the
+    process's first session, else by torch (`denormals.py`), imported only then."""
+    if not getattr(_flushing, "on", False):
+        from pipeline.nets.denormals import flush_denormals
+
+        flush_denormals()
+        _flushing.on = True
 
 
 class OnnxNetwork:
     """An exported network in ONNX Runtime's CPU provider: planes in, (logits, values) out, as numpy.
 
     Its threads follow the free cores as torch's do (pipeline/plumbing/threads.py): a session's thread count is
-    fixed when it is built, so one session is kept per count the follower asks for."""
+    fixed when it is built, so one session is kept per count the follower asks for. Built from a graph
+    alone, it needs no torch (`of_model` exports one)."""
 
-    def __init__(self, model: SENet, game, key: str | None = None):
+    def __init__(self, graph: bytes, sessions: dict[int, object] | None = None):
+        self.graph = graph
+        self._sessions: dict[int, object] = sessions or {}
+
+    @classmethod
+    def of_model(cls, model: SENet, game, key: str | None = None) -> OnnxNetwork:
+        """`model`'s graph from the cache (`_cached`), with the session that verified it."""
         threads = follow_free_cores()
-        self.graph, verified = _cached(model, game, key, threads)
-        self._sessions: dict[int, object] = {threads: verified} if verified else {}
+        graph, verified = _cached(model, game, key, threads)
+        return cls(graph, {threads: verified} if verified else None)
 
     def _session(self, threads: int):
         if threads not in self._sessions:
@@ -249,7 +292,7 @@ class OnnxNetwork:
 
     def __call__(self, planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         session = self._session(follow_free_cores())
-        flush_denormals()  # where its one thread is the caller's
+        _flush_denormals()  # where its one thread is the caller's
         logits, values = session.run(list(OUTPUTS), {INPUT: np.ascontiguousarray(planes, dtype=np.float32)})
         return logits, values
 
@@ -263,5 +306,5 @@ def onnx_network(model: SENet, game) -> OnnxNetwork:
     if key not in _loaded:
         if len(_loaded) >= KEPT_SESSIONS:
             _loaded.pop(next(iter(_loaded)))
-        _loaded[key] = OnnxNetwork(model, game, key)
+        _loaded[key] = OnnxNetwork.of_model(model, game, key)
     return _loaded[key]

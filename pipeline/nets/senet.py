@@ -75,6 +75,14 @@ class SENet(nn.Module):
         self.value_head = nn.Sequential(*_seat_head(c, cells, shape.num_players), nn.Tanh())
         self.score_head = _seat_head(c, cells, shape.num_players) if shape.score_head else None
 
+    @classmethod
+    def from_weights(cls, shape: dict, weights: dict) -> SENet:
+        """The network in eval mode from a shape's fields and its state dict, whose values may be numpy
+        arrays (an `AgentSpec` carries them so, to cross into processes that have no torch)."""
+        model = cls(NetworkShape(**shape))
+        model.load_state_dict({name: torch.as_tensor(value) for name, value in weights.items()})
+        return model.eval()
+
     def embed(self, x: torch.Tensor) -> torch.Tensor:
         """The stem: the board planes convolved, plus the constant planes' vector on every square."""
         if self.constant_stem is None:

@@ -104,13 +104,11 @@ class _Network:
 
     def __init__(self, game, served: ServedNetwork, device: str):
         from pipeline.nets.network_evaluator import inference_network
-        from pipeline.nets.senet import NetworkShape, SENet
+        from pipeline.nets.senet import SENet
 
-        shape, weights = served.weights
-        model = SENet(NetworkShape(**shape))
-        model.load_state_dict(weights)
+        model = SENet.from_weights(*served.weights)
         # on the CPU, its threads follow the cores the workers leave (pipeline/plumbing/threads.py)
-        self.network = inference_network(model.eval(), game, served.precision, served.runtime, device)
+        self.network = inference_network(model, game, served.precision, served.runtime, device)
         self.shape = tuple(game.observation_shape)
 
     def __call__(self, planes: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ and keeps only the cores they leave free, climbing back when they go quiet.
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import psutil
@@ -65,14 +66,18 @@ _follower: CoreFollower | None = None
 
 
 def use_threads(threads: int) -> None:
-    """`threads` > 0: exactly that many torch threads; 0: follow the free cores (module docstring),
-    from the first hot-loop call on, so commands that never run the network never import torch."""
+    """`threads` > 0: exactly that many threads; 0: follow the free cores (module docstring), from the
+    first hot-loop call on. torch is never imported here: a process that runs its networks in ONNX
+    Runtime (a pool's worker) need not load it; where torch comes later, the first hot-loop call sets it."""
     global _wanted, _follower
     _wanted, _follower = threads, None
-    if threads:
-        import torch
+    _set_torch_threads()
 
-        torch.set_num_threads(threads)
+
+def _set_torch_threads() -> None:
+    torch = sys.modules.get("torch")
+    if _wanted and torch is not None and torch.get_num_threads() != _wanted:
+        torch.set_num_threads(_wanted)
 
 
 def follow_free_cores() -> int:
@@ -80,6 +85,7 @@ def follow_free_cores() -> int:
     the threads to run with now, for runtimes that take a thread count per call (ONNX Runtime)."""
     global _follower
     if _wanted:
+        _set_torch_threads()
         return _wanted
     if _follower is None:
         _follower = CoreFollower(os.cpu_count() or 1)
