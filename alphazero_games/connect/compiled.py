@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from functools import partial
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.connect.state import ConnectState
 from pipeline.games.compiled import CompiledRules
+from pipeline.plumbing.kernel_cache import kernel
 
 ROWS, COLS, K, PLAYERS, GRAVITY = range(5)
 TAIL = 4  # mover, ply, winner, done: after the boards and the heights
 
 
-@nb.njit(cache=True)
+@kernel
 def _wins(board, rows, k):
     height = rows + 1
     for shift in (1, height, height - 1, height + 1):
@@ -32,13 +32,13 @@ def _wins(board, rows, k):
     return False
 
 
-@nb.njit(cache=True)
+@kernel
 def _cell_bit(rows, cols, action):
     """The bit of placement action `action` (cells numbered row by row from the top-left)."""
     return (action % cols) * (rows + 1) + (rows - 1 - action // cols)
 
 
-@nb.njit(cache=True)
+@kernel
 def _step(shape, row, action, out):
     rows, cols, k, players = shape[ROWS], shape[COLS], shape[K], shape[PLAYERS]
     tail = players + cols
@@ -59,13 +59,13 @@ def _step(shape, row, action, out):
     out[tail + 3] = 1 if won or ply == rows * cols else 0
 
 
-@nb.njit(cache=True)
+@kernel
 def _mover(shape, row):
     tail = shape[PLAYERS] + shape[COLS]
     return -1 if row[tail + 3] else row[tail]
 
 
-@nb.njit(cache=True)
+@kernel
 def _legal(shape, row, out):
     rows, cols, players = shape[ROWS], shape[COLS], shape[PLAYERS]
     if shape[GRAVITY]:
@@ -79,7 +79,7 @@ def _legal(shape, row, out):
         out[action] = (occupied >> _cell_bit(rows, cols, action)) & 1 == 0
 
 
-@nb.njit(cache=True)
+@kernel
 def _encode(shape, row, out):
     """Each seat's stones in turn order from the mover, then the mover's turn plane (`rules.py`'s `encode_batch`)."""
     rows, cols, players = shape[ROWS], shape[COLS], shape[PLAYERS]
@@ -94,25 +94,25 @@ def _encode(shape, row, out):
     out[players + seat_to_move] = 1.0
 
 
-@nb.njit(cache=True)
+@kernel
 def step(shape, rows, parents, actions, children, count):
     for i in range(count):
         _step(shape, rows[parents[i]], actions[i], rows[children[i]])
 
 
-@nb.njit(cache=True)
+@kernel
 def mover(shape, rows, nodes, count, out):
     for i in range(count):
         out[i] = _mover(shape, rows[nodes[i]])
 
 
-@nb.njit(cache=True)
+@kernel
 def legal(shape, rows, nodes, count, out):
     for i in range(count):
         _legal(shape, rows[nodes[i]], out[nodes[i]])
 
 
-@nb.njit(cache=True)
+@kernel
 def encode(shape, rows, nodes, count, out):
     for i in range(count):
         _encode(shape, rows[nodes[i]], out[i])

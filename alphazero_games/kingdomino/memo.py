@@ -13,10 +13,10 @@ gains of one kingdom share it.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.kingdomino.rule_kernels import ANALYSIS_ROWS, analyse, best_placement, property_planes
+from pipeline.plumbing.kernel_cache import kernel
 
 ENTRIES = 1 << 14  # kingdoms kept (4-player, 5x5: about 7 MB)
 DOMINOES = 49  # by number, 1-48
@@ -43,7 +43,7 @@ def new_work(cells: int) -> tuple:
     return np.empty((ANALYSIS_ROWS, cells), np.int64), np.array([-1, 0], np.int64)
 
 
-@nb.njit(cache=True)
+@kernel
 def _hash(kingdom):
     """FNV-1a over the kingdom's bytes."""
     h = np.uint64(0xCBF29CE484222325)
@@ -52,7 +52,7 @@ def _hash(kingdom):
     return h
 
 
-@nb.njit(cache=True)
+@kernel
 def entry(memo, work, kingdom, size):
     """The memo's entry of `kingdom`, filled (its planes, no gain yet) where the kingdom is new to it."""
     keys, held, crowns, opens = memo[KEYS], memo[HELD], memo[CROWN_PLANES], memo[OPEN_PLANES]
@@ -75,7 +75,7 @@ def entry(memo, work, kingdom, size):
     return e
 
 
-@nb.njit(cache=True)
+@kernel
 def gain(memo, work, e, kingdom, number, size, middle, harmony):
     """The points domino `number`'s best placement adds to `kingdom`, whose entry is `e`."""
     gains, known = memo[GAINS], memo[KNOWN]

@@ -3,7 +3,6 @@ the states `encode_batch` is given (`compiled.py`) and for search's rows (`rows.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.kingdomino.memo import CROWN_PLANES, OPEN_PLANES, entry, gain, new_memo, new_work
@@ -17,11 +16,12 @@ from alphazero_games.kingdomino.rule_kernels import (
     slot_domino,
     table_planes,
 )  # fmt: skip
+from pipeline.plumbing.kernel_cache import kernel
 
 BATCH_MEMO = 64  # kingdoms kept while one batch of states is encoded
 
 
-@nb.njit(cache=True)
+@kernel
 def encode_position(kingdoms, h, features, size, middle, harmony, fit, row_length, memo, work, gains, width, out):
     """The planes (planes, cells) of the position of `kingdoms` (players, kingdom bytes) and header `h`
     into `out`, whose planes past the kingdoms' are zeroed on their first `width` cells only (`table_planes`:
@@ -44,7 +44,7 @@ def encode_position(kingdoms, h, features, size, middle, harmony, fit, row_lengt
     table_planes(h, features, fit, row_length, players, gains, out, width)
 
 
-@nb.njit(cache=True)
+@kernel
 def _encode(kingdoms, headers, features, size, middle, harmony, fit, row_length, memo, work, out):
     gains = np.zeros((kingdoms.shape[1], GAIN_SLOTS), np.int64)
     for g in range(kingdoms.shape[0]):

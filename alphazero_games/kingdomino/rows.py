@@ -11,7 +11,6 @@ which draw from the tree's generator as the plain search does. The variant's con
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.kingdomino.memo import ENTRIES, new_memo, new_work
@@ -34,6 +33,7 @@ from alphazero_games.kingdomino.rule_kernels import (
 )  # fmt: skip
 from alphazero_games.kingdomino.rules import _FEATURES, Kingdom, KingdominoState, _draw
 from pipeline.games.compiled import CompiledRules
+from pipeline.plumbing.kernel_cache import kernel
 
 SIZE, MIDDLE, HARMONY, FIT, ROW_LENGTH, PLAYERS, FIRST_PICK, DISCARD, KINGDOM_BYTES = range(9)  # `shape`
 PLY = HEADER  # after the header, the ply
@@ -43,21 +43,21 @@ KINGDOMS_AT = DECK_AT + DECK_WORDS  # then the kingdoms, KINGDOM_BYTES each, sea
 FEATURES = _FEATURES  # the dominoes' 14 numbers, a constant of the compiled encoder
 
 
-@nb.njit(cache=True)
+@kernel
 def _kingdom(shape, row, seat):
     """Seat `seat`'s kingdom in `row`: the kernels' int8 row, a view that `place` writes through."""
     start = 8 * KINGDOMS_AT + seat * shape[KINGDOM_BYTES]
     return row.view(np.int8)[start : start + shape[KINGDOM_BYTES]]
 
 
-@nb.njit(cache=True)
+@kernel
 def _kingdoms(shape, row):
     """Every seat's kingdom in `row`, (players, KINGDOM_BYTES), a view."""
     start = 8 * KINGDOMS_AT
     return row.view(np.int8)[start : start + shape[PLAYERS] * shape[KINGDOM_BYTES]].reshape(shape[PLAYERS], -1)
 
 
-@nb.njit(cache=True)
+@kernel
 def _step(shape, parent, action, out):
     """`rules.py`'s `_apply` of a move that draws nothing: a placement or discard, or a pick (the round's
     last only when the deck is empty)."""
@@ -87,13 +87,13 @@ def _step(shape, parent, action, out):
     out[KING], out[PLACING] = 0, 1
 
 
-@nb.njit(cache=True)
+@kernel
 def step(shape, rows, parents, actions, children, count):
     for i in range(count):
         _step(shape, rows[parents[i]], actions[i], rows[children[i]])
 
 
-@nb.njit(cache=True)
+@kernel
 def outcome(shape, rows, parents, actions, keys, children, count):
     """The round's last pick with the next row drawn: `keys[i]`, its dominoes sorted, leave the deck."""
     for i in range(count):
@@ -112,7 +112,7 @@ def outcome(shape, rows, parents, actions, keys, children, count):
         out[NEXT_COUNT] = shape[ROW_LENGTH]
 
 
-@nb.njit(cache=True)
+@kernel
 def chance(shape, rows, nodes, actions, count, out):
     """`out[i]`: whether `actions[i]` at `nodes[i]` draws the next row (the round's last pick, dominoes left)."""
     for i in range(count):
@@ -120,14 +120,14 @@ def chance(shape, rows, nodes, actions, count, out):
         out[i] = not row[PLACING] and row[KING] + 1 == shape[ROW_LENGTH] and row[DECK] > 0
 
 
-@nb.njit(cache=True)
+@kernel
 def mover(shape, rows, nodes, count, out):
     for i in range(count):
         row = rows[nodes[i]]
         out[i] = -1 if row[DONE] else row[ORDER + row[KING]]
 
 
-@nb.njit(cache=True)
+@kernel
 def legal(shape, rows, nodes, count, out):
     for i in range(count):
         row, mask = rows[nodes[i]], out[nodes[i]]
@@ -144,7 +144,7 @@ def legal(shape, rows, nodes, count, out):
             mask[shape[FIRST_PICK] + slot] = row[NEXT_OWNERS + slot] < 0
 
 
-@nb.njit(cache=True)
+@kernel
 def encode(shape, rows, nodes, count, out, memo, work, width):
     """The planes of `rows[nodes[:count]]` (`planes.py`'s `encode_position`), the memo's kingdoms kept across
     calls, the constant planes written on their first `width` cells."""

@@ -11,10 +11,10 @@ as in the reference.
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.kingdomino.rules import CASTLE, DOMINO_CROWNS, DOMINO_TERRAINS
+from pipeline.plumbing.kernel_cache import kernel
 
 TABLE_TERRAINS = DOMINO_TERRAINS.astype(np.int64)
 TABLE_CROWNS = DOMINO_CROWNS.astype(np.int64)
@@ -37,13 +37,13 @@ def _neighbour_table(grid: int, cells: int) -> np.ndarray:
 NEIGHBOURS = np.stack([_neighbour_table(9, 169), _neighbour_table(13, 169)])  # size 5, size 7
 
 
-@nb.njit(cache=True)
+@kernel
 def _neighbour(cell, direction, grid):
     """The cell next to `cell` in `direction` (right, down, left, up), -1 off the grid."""
     return NEIGHBOURS[0 if grid == 9 else 1, cell, direction]
 
 
-@nb.njit(cache=True)
+@kernel
 def label_properties(kingdom, grid, labels, squares, crowns, stack):
     """Flood-fill the properties: `labels[cell]` its property (-1 for empty cells and the castle),
     `squares` and `crowns` per property (`stack`: work space of a cell each). Returns how many."""
@@ -74,7 +74,7 @@ def label_properties(kingdom, grid, labels, squares, crowns, stack):
     return count
 
 
-@nb.njit(cache=True)
+@kernel
 def unpack_kingdom(words, box, grid, out):
     """The kernels' row of a reference kingdom into `out`: `words` are its 9 bitboards (the castle, the
     six terrains, crowns' low and high bits; a spare bit ends each grid row), 3 little-endian 64-bit
@@ -98,7 +98,7 @@ LABELS, SQUARES, CROWNS, OPEN, TOUCH, STACK = 0, 1, 2, 3, 3, 10  # TOUCH + terra
 ANALYSIS_ROWS = 11
 
 
-@nb.njit(cache=True)
+@kernel
 def analyse(kingdom, size, analysis):
     """Fill `analysis` (ANALYSIS_ROWS, cells) for `kingdom`: what every placement of every domino is
     judged from, so a king weighing four dominoes reads its kingdom once. Returns (properties, squares
@@ -135,7 +135,7 @@ def analyse(kingdom, size, analysis):
     return count, placed
 
 
-@nb.njit(cache=True)
+@kernel
 def _joined(kingdom, analysis, cell_a, cell_b, terrain, new_squares, new_crowns, grid):
     """Points added by `new_squares` squares of `terrain` with `new_crowns` crowns at `cell_a` (and
     `cell_b`, unless -1), merging every property of that terrain next to them, each once (`seen`: a
@@ -156,7 +156,7 @@ def _joined(kingdom, analysis, cell_a, cell_b, terrain, new_squares, new_crowns,
     return new_squares * new_crowns - before
 
 
-@nb.njit(cache=True)
+@kernel
 def _bonus(top, bottom, left, right, placed, size, middle, harmony):
     centre = size - 1
     bonus = 0
@@ -167,7 +167,7 @@ def _bonus(top, bottom, left, right, placed, size, middle, harmony):
     return bonus
 
 
-@nb.njit(cache=True)
+@kernel
 def placement_mask(kingdom, number, size, mask):
     """Set `mask[action]` for each of domino `number`'s legal placements; returns how many (0: discard)."""
     grid = 2 * size - 1
@@ -187,7 +187,7 @@ def placement_mask(kingdom, number, size, mask):
     return count
 
 
-@nb.njit(cache=True)
+@kernel
 def best_placement(kingdom, analysis, placed, number, size, middle, harmony):
     """(action, points it adds) of the placement that leaves the most points, the first of equals;
     (-1, 0) when nothing fits (a discard). The reference's `_placement_gain`, on `analyse`'s view."""
@@ -229,7 +229,7 @@ def best_placement(kingdom, analysis, placed, number, size, middle, harmony):
     return best_action, best
 
 
-@nb.njit(cache=True)
+@kernel
 def place(kingdom, number, action, grid):
     """Lay domino `number` as placement `action`, growing the box."""
     cells = grid * grid
@@ -246,7 +246,7 @@ def place(kingdom, number, action, grid):
         kingdom[box + 3] = max(kingdom[box + 3], column)
 
 
-@nb.njit(cache=True)
+@kernel
 def rank(kingdom, analysis, count, placed, size, middle, harmony):
     """(points, largest property, crowns) on `analyse`'s view: what the final standings compare."""
     points, largest, crown_total = 0, 0, 0
@@ -259,7 +259,7 @@ def rank(kingdom, analysis, count, placed, size, middle, harmony):
     return points, largest, crown_total
 
 
-@nb.njit(cache=True)
+@kernel
 def ranks(kingdoms, size, middle, harmony, out):
     """`rank` of each kingdom of (kingdoms, row) into `out` (kingdoms, 3)."""
     analysis = np.empty((ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
@@ -268,7 +268,7 @@ def ranks(kingdoms, size, middle, harmony, out):
         out[k] = rank(kingdoms[k], analysis, count, placed, size, middle, harmony)
 
 
-@nb.njit(cache=True)
+@kernel
 def _splitmix(state):
     """splitmix64: the next state and a 64-bit output (a playout's own stream, seeded once from the
     tree's generator, so draws cost no Python call)."""
@@ -279,7 +279,7 @@ def _splitmix(state):
     return state, z ^ (z >> np.uint64(31))
 
 
-@nb.njit(cache=True)
+@kernel
 def _shuffle(deck, seed):
     """Fisher-Yates over `deck` in place from `seed`; a negative seed keeps the order (the
     reference's draws without a generator take the deck's front)."""
@@ -298,7 +298,7 @@ ROW, ROW_COUNT, ORDER, NEXT_ROW, NEXT_COUNT, NEXT_OWNERS, KING, PLACING, DONE, D
 HEADER = 22
 
 
-@nb.njit(cache=True)
+@kernel
 def greedy_pick(kingdom, analysis, placed, next_row, next_owners, next_count, size, middle, harmony):
     """(slot, its domino's best placement) of the free slot whose domino's best placement in `kingdom`
     adds most, the lowest of equals."""
@@ -311,7 +311,7 @@ def greedy_pick(kingdom, analysis, placed, next_row, next_owners, next_count, si
     return best_slot, best_action
 
 
-@nb.njit(cache=True)
+@kernel
 def greedy_placement(kingdom, number, size, middle, harmony):
     """The player-greedy placement of domino `number` in `kingdom`, -1 for a discard."""
     analysis = np.empty((ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
@@ -319,7 +319,7 @@ def greedy_placement(kingdom, number, size, middle, harmony):
     return best_placement(kingdom, analysis, placed, number, size, middle, harmony)[0]
 
 
-@nb.njit(cache=True)
+@kernel
 def greedy_slot(kingdom, next_row, next_owners, size, middle, harmony):
     """The player-greedy pick for `kingdom` from the next row (`next_owners`: FREE where no king sits)."""
     analysis = np.empty((ANALYSIS_ROWS, (2 * size - 1) ** 2), dtype=np.int64)
@@ -327,7 +327,7 @@ def greedy_slot(kingdom, next_row, next_owners, size, middle, harmony):
     return greedy_pick(kingdom, analysis, placed, next_row, next_owners, len(next_row), size, middle, harmony)[0]
 
 
-@nb.njit(cache=True)
+@kernel
 def greedy_playouts(kingdoms, headers, decks, seeds, size, middle, harmony, row_length, ranks_out):
     """Play each game to its end by the greedy move for every seat; write each seat's (points,
     largest property, crowns) into `ranks_out` (games, players, 3).
@@ -408,7 +408,7 @@ def greedy_playouts(kingdoms, headers, decks, seeds, size, middle, harmony, row_
 GAIN_SLOTS = 8
 
 
-@nb.njit(cache=True)
+@kernel
 def gain_read(h, seat, slot):
     """Whether the planes read `seat`'s gain for `slot`: a free domino of the next row for every seat, and
     a domino a seat holds and has yet to place for that seat."""
@@ -421,12 +421,12 @@ def gain_read(h, seat, slot):
     return slot - 4 < h[NEXT_COUNT] and (owner == FREE or owner == seat)
 
 
-@nb.njit(cache=True)
+@kernel
 def slot_domino(h, slot):
     return h[ROW + slot] if slot < 4 else h[NEXT_ROW + slot - 4]
 
 
-@nb.njit(cache=True)
+@kernel
 def property_planes(kingdom, analysis, crowns, opens):
     """From `analyse`'s view: per cell the crowns of its property (0 where empty, the castle) into
     `crowns`, and whether a square may still go there into `opens`."""
@@ -436,7 +436,7 @@ def property_planes(kingdom, analysis, crowns, opens):
         opens[cell] = analysis[OPEN, cell]
 
 
-@nb.njit(cache=True)
+@kernel
 def seat_planes(kingdom, crowns, opens, k, out):
     """The planes of one seat's kingdom, `k` seats after the mover, into a zeroed `out` (planes, cells):
     its terrains, crowns, properties' crowns (`crowns`) and open cells (`opens`)."""
@@ -451,7 +451,7 @@ def seat_planes(kingdom, crowns, opens, k, out):
         out[base + 8, cell] = opens[cell]
 
 
-@nb.njit(cache=True)
+@kernel
 def table_planes(h, features, fit, row_length, players, gains, out, width):
     """The planes after the kingdoms' (`seat_planes`) of header `h`, into a zeroed `out`: each slot's domino,
     its owner, with `fit` every seat's gain (`gains`, a seat's row read where `gain_read` says), the phase,

@@ -6,7 +6,8 @@ self-play's time (docs/results/speed-bench.md, "Where a simulation's time goes")
 few compiled calls a step (`pipeline/search/mcts.py`'s `_find_leaves_compiled`), with no Python per
 node.
 
-Each compiled function is a numba function (`cache=True`) over the forest's rows (`rows`: one int64
+Each compiled function is a numba function (`@kernel`, `pipeline/plumbing/kernel_cache.py`: numba's
+`njit(cache=True)` with a cache that follows the kernels it calls) over the forest's rows (`rows`: one int64
 row a node) for the first `count` nodes a batch names; it takes `shape`, the game's constants as an
 int64 array, first, so that one compiled function serves every variant of a game:
 

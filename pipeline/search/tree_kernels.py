@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
+
+from pipeline.plumbing.kernel_cache import kernel
 
 UNEXPANDED, EXPANDED, TERMINAL, CHANCE = 0, 1, 2, 3
 MISSING, NEEDS_OUTCOME = -1, -2  # leaf_nodes codes: create the child / draw a chance outcome first
 FINISHED, RESUMED = -1, -2  # walk_pending codes: the walk ended at a finished game / walks on from its leaf
 
 
-@nb.njit(cache=True)
+@kernel
 def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1, fpu_reduction):
     # Only legal moves are read: an illegal move's visits and value sums stay 0, so the sums are the same
     # (in the same order), and a node's rows are long (Kingdomino: 329 moves, a handful legal).
@@ -59,7 +60,7 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
     return best
 
 
-@nb.njit(cache=True)
+@kernel
 def select_leaves(
     starts, active, forced_root, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct,
     c_uct, ucb1, fpu_reduction, virtual_loss, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions,
@@ -109,7 +110,7 @@ def select_leaves(
         path_lengths[g] = depth
 
 
-@nb.njit(cache=True)
+@kernel
 def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, players, virtual_loss):
     """Add each walk's leaf value vector (absolute seats) to every edge on its path; with
     `virtual_loss`, the walk already counted its visits and its loss is taken back first."""
@@ -125,7 +126,7 @@ def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, p
                 value_sums[node, action, p] += values[g, p]
 
 
-@nb.njit(cache=True)
+@kernel
 def reach_leaves(
     active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, chance_moves, capacity, used, children, new_nodes,
     new_parents, new_actions,
@@ -156,7 +157,7 @@ def reach_leaves(
     return count
 
 
-@nb.njit(cache=True)
+@kernel
 def settle_leaves(
     new_nodes, movers, count, status, players, legal, children, active, leaf_nodes, pending, judged, walk_pending,
     new_ends,

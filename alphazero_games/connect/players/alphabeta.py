@@ -8,7 +8,6 @@ heuristic, sooner wins higher. Equally scored moves are chosen at random, so rep
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.connect.solvers.connect4 import (
@@ -22,11 +21,12 @@ from alphazero_games.connect.solvers.connect4 import (
     winning_cells,
 )
 from pipeline.agents.base import PositionAgent
+from pipeline.plumbing.kernel_cache import kernel
 
 WIN = 1000  # above any heuristic (at most 42 open cells a side)
 
 
-@nb.njit(cache=True)
+@kernel
 def _move_bits(mask, col):
     """The cell a stone dropped in `col` lands on, 0 if the column is full."""
     if mask & top_mask(col):
@@ -34,13 +34,13 @@ def _move_bits(mask, col):
     return (mask + bottom_mask(col)) & column_mask(col)
 
 
-@nb.njit(cache=True)
+@kernel
 def _open_threes(position, mask):
     """Empty cells completing four for the side to move, minus those of the opponent."""
     return popcount(winning_cells(position, mask)) - popcount(winning_cells(position ^ mask, mask))
 
 
-@nb.njit(cache=True)
+@kernel
 def _negamax(position, mask, moves, depth, alpha, beta):
     """Score for the side to move (`position` = its stones, `mask` = all stones)."""
     if moves == CELLS:
@@ -67,7 +67,7 @@ def _negamax(position, mask, moves, depth, alpha, beta):
     return best
 
 
-@nb.njit(cache=True)
+@kernel
 def column_values(position, mask, moves, depth):
     """Exact depth-limited value of every column (−∞ for a full one), one full window each."""
     values = np.full(WIDTH, -np.inf)

@@ -8,8 +8,9 @@ winner has played at the end, a draw 0, a loss the negative of the winner's coun
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
+
+from pipeline.plumbing.kernel_cache import kernel
 
 WIDTH, HEIGHT = 7, 6
 CELLS = WIDTH * HEIGHT
@@ -20,22 +21,22 @@ CENTRE_FIRST = np.array([3, 2, 4, 1, 5, 0, 6], dtype=np.int64)  # columns from t
 TABLE_SIZE = (1 << 23) + 9  # a prime: keys spread over the whole table
 
 
-@nb.njit(cache=True)
+@kernel
 def top_mask(col):
     return np.uint64(1) << np.uint64((HEIGHT - 1) + col * (HEIGHT + 1))
 
 
-@nb.njit(cache=True)
+@kernel
 def bottom_mask(col):
     return np.uint64(1) << np.uint64(col * (HEIGHT + 1))
 
 
-@nb.njit(cache=True)
+@kernel
 def column_mask(col):
     return np.uint64((1 << HEIGHT) - 1) << np.uint64(col * (HEIGHT + 1))
 
 
-@nb.njit(cache=True)
+@kernel
 def popcount(m):
     count = 0
     while m:
@@ -44,7 +45,7 @@ def popcount(m):
     return count
 
 
-@nb.njit(cache=True)
+@kernel
 def winning_cells(position, mask):
     """Empty cells (anywhere) that would complete four for the owner of `position`."""
     h = np.uint64(HEIGHT)
@@ -59,12 +60,12 @@ def winning_cells(position, mask):
     return r & (np.uint64(BOARD) ^ mask)
 
 
-@nb.njit(cache=True)
+@kernel
 def _possible(mask):
     return (mask + np.uint64(BOTTOM)) & np.uint64(BOARD)
 
 
-@nb.njit(cache=True)
+@kernel
 def _non_losing_moves(position, mask):
     possible = _possible(mask)
     opponent_wins = winning_cells(position ^ mask, mask)
@@ -76,7 +77,7 @@ def _non_losing_moves(position, mask):
     return possible & ~(opponent_wins >> np.uint64(1))  # never play under an opponent's threat
 
 
-@nb.njit(cache=True)
+@kernel
 def _negamax(position, mask, moves, alpha, beta, keys, values):
     nxt = _non_losing_moves(position, mask)
     if nxt == 0:
@@ -125,7 +126,7 @@ def _negamax(position, mask, moves, alpha, beta, keys, values):
     return alpha
 
 
-@nb.njit(cache=True)
+@kernel
 def _solve(position, mask, moves, weak, keys, values):
     for col in range(WIDTH):
         if (mask & top_mask(col)) == 0:

@@ -24,12 +24,12 @@ import time
 from collections.abc import Sequence
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from alphazero_games.connect.rules import ConnectState
 from pipeline.games import make_game
 from pipeline.games.base import win_loss_scores
+from pipeline.plumbing.kernel_cache import kernel
 
 ROWS, COLS, SEATS = 3, 5, 3
 CELLS = ROWS * COLS
@@ -87,7 +87,7 @@ def _spread() -> np.ndarray:
 LINES, TRANSFORMS, SPREAD = _lines(), _transforms(), _spread()
 
 
-@nb.njit(cache=True)
+@kernel
 def _key(b0, b1, b2, transforms, spread):
     """Smallest 2-bits-per-cell code (seat s -> s + 1) over the given symmetries."""
     best = -1
@@ -99,7 +99,7 @@ def _key(b0, b1, b2, transforms, spread):
     return best
 
 
-@nb.njit(cache=True)
+@kernel
 def _slot(key, keys):
     """Fibonacci hashing into a power-of-two table, then linear probing to the key or a free slot."""
     mask = keys.shape[0] - 1
@@ -110,7 +110,7 @@ def _slot(key, keys):
     return i
 
 
-@nb.njit(cache=True)
+@kernel
 def _completes_line(board, cell, lines):
     for j in range(lines.shape[1]):
         line = lines[cell, j]
@@ -121,7 +121,7 @@ def _completes_line(board, cell, lines):
     return False
 
 
-@nb.njit(cache=True)
+@kernel
 def _rank(outcome, mover, tie):
     """Mover's preference: win 3, draw 2, a loss that the tie-break favours 1, another loss 0."""
     if outcome == mover:
@@ -133,7 +133,7 @@ def _rank(outcome, mover, tie):
     return 0
 
 
-@nb.njit(cache=True)
+@kernel
 def _search(boards, mover, occupied, tie, lines, transforms, spread, keys, values, used):
     """Outcome of a live position under max^n; moves in action order, stopping at a win (nothing
     beats it, so the cut is exact). Returns _ABORT, storing nothing, once the table is too full."""
@@ -172,7 +172,7 @@ def _search(boards, mover, occupied, tie, lines, transforms, spread, keys, value
     return best
 
 
-@nb.njit(cache=True)
+@kernel
 def _rehash(old_keys, old_values, keys, values):
     for i in range(old_keys.shape[0]):
         if old_keys[i] != _EMPTY:
