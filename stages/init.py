@@ -5,8 +5,6 @@ MLflow's parent run is the setting's, found or created by whichever stage logs f
 
 import shutil
 
-import torch
-
 from pipeline import champions
 from pipeline.config import load_params
 from pipeline.evaluation.lineage import compute_before
@@ -14,10 +12,7 @@ from pipeline.games import make_game
 from pipeline.harness.entry import entry_point
 from pipeline.harness.tracking import tracking_uri
 from pipeline.jobs.replay import empty_samples, save_samples
-from pipeline.jobs.teacher import teach, teacher_spec
 from pipeline.nets import CheckpointError
-from pipeline.nets.checkpoint import load_checkpoint, save_checkpoint
-from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes, with_score_head
 from pipeline.plumbing.atomic import remove_leftovers, write_json
 from pipeline.plumbing.stores import check_store
 from pipeline.plumbing.threads import use_threads
@@ -33,6 +28,9 @@ def checkpoint_sections(params) -> tuple[str, ...]:
 
 @entry_point
 def main(argv):
+    from pipeline.jobs.teacher import teach, teacher_spec  # here, not above: a teacher's workers import this module
+    from pipeline.nets.checkpoint import save_checkpoint
+
     remove_leftovers(paths.best(0).parent, paths.candidate(0).parent, paths.replay(0).parent, paths.START.parent)
     params = load_params()
     check_store(tracking_uri(params))  # the stages after it log there: a store they cannot use stops the run now
@@ -56,6 +54,11 @@ def starting_network(game, params):
     and shape: a run goes on from a shipped champion on a machine where its own folder is gone. A shape
     with more blocks grows the trained network (identity blocks appended): a bigger net goes on from a
     small one's plateau; one from before its game declared constant planes reads them as a vector."""
+    import torch
+
+    from pipeline.nets.checkpoint import load_checkpoint
+    from pipeline.nets.senet import NetworkShape, deepened, initial_network, with_constant_planes, with_score_head
+
     if params.warm_start is None:
         return initial_network(game, params)
     shape = NetworkShape.for_params(game, params)

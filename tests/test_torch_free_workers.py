@@ -92,6 +92,6 @@ def test_a_specs_weights_are_a_copy_that_unpickles_without_torch():
 
 
 def test_the_stage_modules_a_worker_imports_load_no_torch():
-    script = "import sys, stages.selfplay, stages.gate, stages.evaluate; print('torch' in sys.modules)"
+    script = "import sys, stages.init, stages.selfplay, stages.gate, stages.evaluate; print('torch' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
