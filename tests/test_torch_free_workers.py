@@ -85,9 +85,7 @@ def test_a_specs_weights_are_a_copy_that_unpickles_without_torch():
         model.stem.weight.add_(1.0)  # training goes on in the caller's model
     assert not np.allclose(spec.network[1]["stem.weight"], model.stem.weight.detach().numpy())
     script = "import pickle, sys; pickle.loads(sys.stdin.buffer.read()); print('torch' in sys.modules)"
-    done = subprocess.run(
-        [sys.executable, "-c", script], input=pickle.dumps(spec), capture_output=True, check=True, text=False
-    )
+    done = subprocess.run([sys.executable, "-c", script], input=pickle.dumps(spec), capture_output=True, check=True)
     assert done.stdout.strip() == b"False"
 
 

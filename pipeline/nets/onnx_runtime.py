@@ -235,7 +235,7 @@ def _prune(folder: Path) -> None:
 
 
 _flushing = threading.local()  # `.on` in each thread whose arithmetic flushes denormals (`denormals.py`)
-_sessions_built = 0
+_first_session_built = False
 
 
 def _new_session(graph: bytes, threads: int):
@@ -243,7 +243,7 @@ def _new_session(graph: bytes, threads: int):
     first session flushing (once a process: its `std::call_once`), which is where a worker searches."""
     import onnxruntime
 
-    global _sessions_built
+    global _first_session_built
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
@@ -251,9 +251,8 @@ def _new_session(graph: bytes, threads: int):
     options.log_severity_level = 3  # errors only: its notices about unused initializers are noise
     options.add_session_config_entry("session.set_denormal_as_zero", "1")
     session = onnxruntime.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-    if _sessions_built == 0:
-        _flushing.on = True
-    _sessions_built += 1
+    if not _first_session_built:
+        _flushing.on = _first_session_built = True
     return session
 
 

@@ -54,15 +54,11 @@ def cache_root() -> Path:
 def package_folder(package: str) -> Path | None:
     """The cache folder of the kernels of top-level package (or module) `package`, made and marked as
     used; None where Python cannot find it again."""
-    digest = hashlib.sha256()
-    for name in dict.fromkeys((LIBRARY, package)):
-        files = _kernel_files(name)
-        if files is None:
-            return None
-        for relative, text in files:
-            digest.update(f"{name}/{relative}\0".encode() + text)
+    digests = [_kernels_digest(name) for name in dict.fromkeys((LIBRARY, package))]
+    if None in digests:
+        return None
     root = cache_root()
-    folder = root / f"{package}-{digest.hexdigest()[:16]}"
+    folder = root / f"{package}-{hashlib.sha256(''.join(digests).encode()).hexdigest()[:16]}"
     try:
         folder.mkdir(parents=True, exist_ok=True)
         os.utime(folder)
@@ -72,8 +68,11 @@ def package_folder(package: str) -> Path | None:
     return folder
 
 
-def _kernel_files(name: str) -> list[tuple[str, bytes]] | None:
-    """The package's (or module's) source files that mention numba, by name within it, with their text."""
+@cache
+def _kernels_digest(name: str) -> str | None:
+    """The digest of the package's (or module's) source files that define kernels or mention numba, each
+    by its name within the package and its text; None where Python cannot find it. Once a process: the
+    library's is part of every package's folder."""
     try:
         spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
@@ -88,8 +87,12 @@ def _kernel_files(name: str) -> list[tuple[str, bytes]] | None:
         ]
     else:
         found = [(Path(spec.origin).name, Path(spec.origin))]
-    texts = [(relative, path.read_bytes()) for relative, path in sorted(found) if path.is_file()]
-    return [(relative, text) for relative, text in texts if any(mark in text for mark in MARKS)]
+    digest = hashlib.sha256()
+    for relative, path in sorted(found):
+        text = path.read_bytes() if path.is_file() else b""
+        if any(mark in text for mark in MARKS):
+            digest.update(f"{relative}\0".encode() + text)
+    return digest.hexdigest()
 
 
 def _prune(root: Path, package: str) -> None:
