@@ -12,6 +12,7 @@ from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
 from pipeline.search import BatchedSearch, CachingEvaluator, Forest, RolloutEvaluator, SearchConfig, UniformEvaluator
+from pipeline.search.mcts import masked_softmax
 
 
 def play(game, moves):
@@ -365,3 +366,18 @@ def test_the_other_games_and_a_plugin_match_the_reference_search(nim_on_path, sp
     engine.run(forest, [slot], simulations)
     assert (forest.rules is not None) == (spec == "tictactoe" and kind == "puct")
     assert forest.root_visits(slot).tolist() == reference.tolist()
+
+
+def test_priors_are_the_softmax_of_the_legal_moves_logits_and_zero_elsewhere():
+    rng = np.random.default_rng(0)
+    logits = (rng.normal(size=(5, 40)) * 20).astype(np.float32)
+    legal = rng.random((5, 40)) < 0.2
+    legal[:, 7] = True  # every row has a legal move
+    priors = masked_softmax(logits, legal)
+    shifted = np.where(legal, logits.astype(np.float64), -np.inf)
+    exp = np.exp(shifted - shifted.max(axis=1, keepdims=True))
+    assert priors.dtype == np.float32
+    np.testing.assert_allclose(priors, exp / exp.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    assert (priors[~legal] == 0).all()
+    logits[0, 7] = np.nan  # a logit that is not a number spoils its row, as numpy's softmax would
+    assert np.isnan(masked_softmax(logits, legal)[0, legal[0]]).all()

@@ -125,13 +125,14 @@ class Forest:
 
     def reset(self, slot: int, state) -> None:
         """Empty the slot and make `state` its root."""
-        start, end = slot * self.capacity, (slot + 1) * self.capacity
+        start = slot * self.capacity
         used = start + int(self.used[slot])
         self.visits[start:used] = 0
         self.value_sums[start:used] = 0.0
         self.status[start:used] = UNEXPANDED
-        self.states[start:end] = [None] * self.capacity
-        self.outcomes[start:end] = [None] * self.capacity
+        # past `used` they hold None already: only `_allocate`d nodes are ever given a state or outcomes
+        self.states[start:used] = [None] * (used - start)
+        self.outcomes[start:used] = [None] * (used - start)
         self.used[slot] = 0
         self.roots[slot] = self.add_node(slot, state)
 

@@ -38,9 +38,11 @@ from pipeline.search.tree_kernels import (
     RESUMED,
     TERMINAL,
     backup,
+    expand_nodes,
     reach_leaves,
     select_leaves,
     settle_leaves,
+    softmax_legal,
 )  # fmt: skip
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
@@ -99,10 +101,12 @@ class _Walks:
 
 
 def masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    masked = np.where(legal, logits, -np.inf)
-    masked = masked - masked.max(axis=-1, keepdims=True)
-    exp = np.exp(masked)
-    return (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
+    """Priors from logits: row by row, the softmax over the legal moves (`tree_kernels.py`'s `softmax_legal`,
+    whose arithmetic search's expansion shares)."""
+    logits = np.ascontiguousarray(logits, dtype=np.float32)
+    priors = np.empty_like(logits)
+    softmax_legal(logits, np.ascontiguousarray(legal), priors)
+    return priors
 
 
 class BatchedSearch:
@@ -156,9 +160,8 @@ class BatchedSearch:
 
     def _expand(self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Give `nodes` the evaluator's priors; return its values in absolute seats (`_evaluate`)."""
-        index = np.asarray(nodes)
-        forest.priors[index] = masked_softmax(np.asarray(logits, dtype=np.float32), forest.legal[index])
-        forest.status[index] = EXPANDED
+        index = np.asarray(nodes, dtype=np.int64)
+        expand_nodes(index, np.ascontiguousarray(logits, dtype=np.float32), forest.legal, forest.priors, forest.status)
         if not np.isfinite(values).all():  # else every PUCT score is nan and no child is ever chosen
             raise GameFault(
                 f"game {quoted(self.game.name)}: the network's value of a position is not finite: an observation"
@@ -322,19 +325,27 @@ class BatchedSearch:
         """Draw the outcome of every chance move the walks stopped at, from their trees' generators in
         walk order as the plain search does (`_reach`), and list each new outcome after the `created` new
         nodes, its key in `walks.keys`, for the game's compiled `outcome`; returns how many are new."""
-        drawn = 0
-        for i in np.flatnonzero(walks.active & (walks.leaves == NEEDS_OUTCOME)).tolist():
-            slot, parent, action = int(rows[i]), int(walks.parents[i]), int(walks.actions[i])
-            chance = int(forest.children[parent, action])
-            if chance < 0:
-                forest.children[parent, action] = chance = forest.add_chance_node(slot)
-            key = self.rules.draw(forest.rows[parent], forest.rngs[slot])
-            walks.leaves[i], new = forest.outcome(slot, chance, key)
+        waiting = np.flatnonzero(walks.active & (walks.leaves == NEEDS_OUTCOME))
+        if not len(waiting):
+            return 0
+        parents, actions = walks.parents[waiting], walks.actions[waiting]
+        # as Python ints at once (numpy's scalars cost a call each)
+        columns = (rows[waiting], parents, actions, forest.children[parents, actions])
+        drawn, leaves, draw, outcome = 0, [], self.rules.draw, forest.outcome
+        for slot, parent, action, chance in zip(*(column.tolist() for column in columns)):
+            if chance < 0:  # another walker of the tree may have added it in this loop
+                chance = int(forest.children[parent, action])
+                if chance < 0:
+                    forest.children[parent, action] = chance = forest.add_chance_node(slot)
+            key = draw(forest.rows[parent], forest.rngs[slot])
+            leaf, new = outcome(slot, chance, key)
+            leaves.append(leaf)
             if new:
-                walks.new_nodes[created + drawn], walks.new_parents[created + drawn] = walks.leaves[i], parent
-                walks.new_actions[created + drawn] = action
+                at = created + drawn
+                walks.new_nodes[at], walks.new_parents[at], walks.new_actions[at] = leaf, parent, action
                 walks.key_rows(len(key))[drawn] = key
                 drawn += 1
+        walks.leaves[waiting] = leaves
         return drawn
 
     def _reach(self, forest: Forest, slot: int, parent: int, action: int) -> int:

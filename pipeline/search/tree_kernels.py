@@ -61,6 +61,40 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
 
 
 @kernel
+def _softmax_row(logits, legal, out):
+    """The softmax of `logits` over the moves `legal` marks, 0 elsewhere, into `out`: float32, the sum in
+    move order (a row is long, a handful of moves legal, so numpy's masked arrays cost more than this)."""
+    top = np.float32(-np.inf)
+    for a in range(logits.shape[0]):
+        if legal[a] and logits[a] > top:
+            top = logits[a]
+    total = np.float32(0.0)
+    for a in range(logits.shape[0]):
+        out[a] = np.exp(logits[a] - top) if legal[a] else np.float32(0.0)
+        total += out[a]
+    for a in range(logits.shape[0]):
+        if legal[a]:
+            out[a] /= total
+
+
+@kernel
+def softmax_legal(logits, legal, out):
+    """`_softmax_row` of each row of `logits` (float32) and `legal` into `out`."""
+    for i in range(logits.shape[0]):
+        _softmax_row(logits[i], legal[i], out[i])
+
+
+@kernel
+def expand_nodes(nodes, logits, legal, priors, status):
+    """Give each of `nodes` its priors, `_softmax_row` of its row of `logits` over its legal moves, and
+    mark it EXPANDED."""
+    for i in range(nodes.shape[0]):
+        node = nodes[i]
+        _softmax_row(logits[i], legal[node], priors[node])
+        status[node] = EXPANDED
+
+
+@kernel
 def select_leaves(
     starts, active, forced_root, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct,
     c_uct, ucb1, fpu_reduction, virtual_loss, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions,
