@@ -125,14 +125,13 @@ class Forest:
 
     def reset(self, slot: int, state) -> None:
         """Empty the slot and make `state` its root."""
-        start = slot * self.capacity
+        start, end = slot * self.capacity, (slot + 1) * self.capacity
         used = start + int(self.used[slot])
         self.visits[start:used] = 0
         self.value_sums[start:used] = 0.0
         self.status[start:used] = UNEXPANDED
-        # past `used` they hold None already: only `_allocate`d nodes are ever given a state or outcomes
-        self.states[start:used] = [None] * (used - start)
-        self.outcomes[start:used] = [None] * (used - start)
+        self.states[start:end] = [None] * self.capacity
+        self.outcomes[start:end] = [None] * self.capacity
         self.used[slot] = 0
         self.roots[slot] = self.add_node(slot, state)
 

@@ -325,27 +325,19 @@ class BatchedSearch:
         """Draw the outcome of every chance move the walks stopped at, from their trees' generators in
         walk order as the plain search does (`_reach`), and list each new outcome after the `created` new
         nodes, its key in `walks.keys`, for the game's compiled `outcome`; returns how many are new."""
-        waiting = np.flatnonzero(walks.active & (walks.leaves == NEEDS_OUTCOME))
-        if not len(waiting):
-            return 0
-        parents, actions = walks.parents[waiting], walks.actions[waiting]
-        # as Python ints at once (numpy's scalars cost a call each)
-        columns = (rows[waiting], parents, actions, forest.children[parents, actions])
-        drawn, leaves, draw, outcome = 0, [], self.rules.draw, forest.outcome
-        for slot, parent, action, chance in zip(*(column.tolist() for column in columns)):
-            if chance < 0:  # another walker of the tree may have added it in this loop
-                chance = int(forest.children[parent, action])
-                if chance < 0:
-                    forest.children[parent, action] = chance = forest.add_chance_node(slot)
-            key = draw(forest.rows[parent], forest.rngs[slot])
-            leaf, new = outcome(slot, chance, key)
-            leaves.append(leaf)
+        drawn = 0
+        for i in np.flatnonzero(walks.active & (walks.leaves == NEEDS_OUTCOME)).tolist():
+            slot, parent, action = int(rows[i]), int(walks.parents[i]), int(walks.actions[i])
+            chance = int(forest.children[parent, action])
+            if chance < 0:
+                forest.children[parent, action] = chance = forest.add_chance_node(slot)
+            key = self.rules.draw(forest.rows[parent], forest.rngs[slot])
+            walks.leaves[i], new = forest.outcome(slot, chance, key)
             if new:
-                at = created + drawn
-                walks.new_nodes[at], walks.new_parents[at], walks.new_actions[at] = leaf, parent, action
+                walks.new_nodes[created + drawn], walks.new_parents[created + drawn] = walks.leaves[i], parent
+                walks.new_actions[created + drawn] = action
                 walks.key_rows(len(key))[drawn] = key
                 drawn += 1
-        walks.leaves[waiting] = leaves
         return drawn
 
     def _reach(self, forest: Forest, slot: int, parent: int, action: int) -> int:
