@@ -1,7 +1,9 @@
-"""The compiled inner loops of search: walking every tree to a leaf and backing values up.
+"""The compiled inner loops of search: walking every tree to a leaf, giving new nodes their priors and
+backing values up.
 
 They work on the flat arrays of a `Forest` for many trees in one call, so Python pays per batch, not
-per node. Arithmetic is float64 in a fixed order so results match the simple reference search.
+per node. Arithmetic is in a fixed order (float64; the priors' softmax float32, the network's precision,
+shared with the reference search through `masked_softmax`) so results match the simple reference search.
 
 Several walkers may share a tree (`search.parallel_leaves`): each edge a walker takes gets a virtual
 loss at once (a visit, and the worst value, -1, for the mover), so the next walker of the same tree
