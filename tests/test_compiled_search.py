@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from pipeline.agents.search_agent import PlayConfig, SearchAgent
-from pipeline.games import make_game
+from pipeline.games import make_game, pcg64
 from pipeline.games.base import CompilesRules, offers
 from pipeline.games.compiled import CompiledRules
 from pipeline.games.contract import GameFault, check_contract
@@ -64,8 +64,14 @@ def test_compiled_rules_say_what_the_rules_say(name):
                 rules.step(rules.shape, rows, one + 1, action, one, 1)
             else:
                 draws += 1
-                drawn = rules.draw(rows[1], np.random.default_rng([g, state.ply - 1]))
-                assert drawn == key
+                generator, lent = (np.random.default_rng([g, state.ply - 1]) for _ in range(2))
+                drawn = rules.draw(rows[1], generator)
+                assert drawn == key and len(key) == rules.key_width
+                streams, keys = pcg64.streams([lent]), np.zeros((1, rules.key_width), dtype=np.int64)
+                rules.draw_keys(rules.shape, rows, one + 1, streams, one, 1, keys)
+                pcg64.store(streams, [lent])
+                assert tuple(keys[0].tolist()) == key  # compiled from the lent generator, which goes on as drawn
+                assert lent.integers(2**62, size=3).tolist() == generator.integers(2**62, size=3).tolist()
                 rules.outcome(rules.shape, rows, one + 1, action, np.array([drawn]), one, 1)
             assert rules.from_row(rows[0]) == state
             assert np.array_equal(rows[0], rules.to_row(state))  # one row a state: the position cache's key
@@ -86,6 +92,7 @@ SEARCHES = {
     "parallel-leaves": SearchConfig(parallel_leaves=3, fpu_reduction=0.3),
     "gumbel": SearchConfig(root="gumbel"),
     "fixed-outcomes": SearchConfig(chance_outcomes="fixed", max_chance_children=2),  # Kingdomino's only
+    "evicted-outcomes": SearchConfig(max_chance_children=2),  # Kingdomino's only
     "greedy-playouts": SearchConfig(greedy_playout_weight=0.5, greedy_playouts=2),  # Kingdomino's only
 }
 SELF_PLAY_CASES = [
@@ -94,6 +101,23 @@ SELF_PLAY_CASES = [
     for kind, search in SEARCHES.items()
     if kind in ("puct", "parallel-leaves", "gumbel") or name.startswith("kingdomino")
 ]
+
+
+def test_compiled_search_draws_from_other_generators_in_python_as_the_plain_search():
+    """A tree whose generator is not numpy's default (which `pcg64.py` follows) draws its chance outcomes by
+    the rules' `draw`: the same trees as the plain search grows."""
+    game = make_game("kingdomino(players=2)")
+    trees = []
+    for compiled in (True, False):
+        engine = BatchedSearch(game, UniformEvaluator(game), SearchConfig(max_chance_children=2), compiled=compiled)
+        forest = engine.new_forest(512, 2)
+        slots = [
+            forest.new_tree(game.initial_state(np.random.default_rng(g)), np.random.Generator(np.random.MT19937(g)))
+            for g in range(2)
+        ]
+        engine.run(forest, slots, 150)
+        trees.append([forest.visits[forest.roots[slot]].tolist() for slot in slots] + [forest.used.tolist()])
+    assert trees[0] == trees[1]
 
 
 @pytest.mark.parametrize("name, search", SELF_PLAY_CASES)

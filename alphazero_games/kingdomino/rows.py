@@ -4,8 +4,8 @@ expansion: one row a state, on `rule_kernels.py`'s kernels.
 A row holds the kernels' header (`rule_kernels.HEADER` ints), the ply, the deck's dominoes (one byte
 each, in the deck's order) and each seat's kingdom as the kernels' int8 row, both bytes of the row seen
 as int8. Drawing a row of dominoes is the game's one chance move: `chance` names the picks that end a
-round with dominoes left to draw, and search leaves those to the Python rules (`rules.py`'s `step`),
-which draw from the tree's generator as the plain search does. The variant's constants travel as
+round with dominoes left to draw, and `draw_keys` draws the next row from the tree's generator (lent as a
+stream, `pipeline/games/pcg64.py`) as the Python rules' `step` does. The variant's constants travel as
 `shape` (below).
 """
 
@@ -33,6 +33,7 @@ from alphazero_games.kingdomino.rule_kernels import (
 )  # fmt: skip
 from alphazero_games.kingdomino.rules import _FEATURES, Kingdom, KingdominoState, _draw
 from pipeline.games.compiled import CompiledRules
+from pipeline.games.pcg64 import choice
 from pipeline.plumbing.kernel_cache import kernel
 
 SIZE, MIDDLE, HARMONY, FIT, ROW_LENGTH, PLAYERS, FIRST_PICK, DISCARD, KINGDOM_BYTES = range(9)  # `shape`
@@ -118,6 +119,21 @@ def chance(shape, rows, nodes, actions, count, out):
     for i in range(count):
         row = rows[nodes[i]]
         out[i] = not row[PLACING] and row[KING] + 1 == shape[ROW_LENGTH] and row[DECK] > 0
+
+
+@kernel
+def draw_keys(shape, rows, parents, streams, trees, count, keys):
+    """`_Rows.draw` compiled: `keys[i]`, the row drawn from the deck at `parents[i]` with stream `trees[i]`
+    (`pipeline/games/pcg64.py`), sorted."""
+    length = shape[ROW_LENGTH]
+    picks = np.empty(length, np.int64)
+    for i in range(count):
+        row = rows[parents[i]]
+        deck = row.view(np.int8)[8 * DECK_AT : 8 * (DECK_AT + DECK_WORDS)]
+        choice(streams[trees[i]], row[DECK], length, picks)
+        for slot in range(length):
+            keys[i, slot] = deck[picks[slot]]
+        keys[i, :length] = np.sort(keys[i, :length])
 
 
 @kernel
@@ -260,4 +276,6 @@ def compiled_rules(game, memo_entries: int = ENTRIES) -> CompiledRules:
         outcome,
         rows.playouts,
         encode_vectors,
+        game.row_length,
+        draw_keys,
     )

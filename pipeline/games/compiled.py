@@ -29,6 +29,11 @@ A game with chance moves offers three more:
 - `outcome(shape, rows, parents, actions, keys, children, count)`: row `children[i]` becomes row
   `parents[i]` after `actions[i]` with the result `keys[i]` (the key as int64, `draw`'s ints in order).
 
+Its `key_width` says how many ints every chance key holds. It may offer `draw_keys(shape, rows, parents,
+streams, trees, count, keys)` too: `keys[i]`, `draw`'s key at row `parents[i]` drawn from stream
+`streams[trees[i]]` (`pcg64.py`: numpy's default generator, compiled), so that search draws a batch's
+outcomes in one call and the same seed still gives the same games.
+
 A game with constant planes (`base.py`'s `HasConstantPlanes`) may offer `encode_vectors`, as `encode` but
 writing each constant plane at its first cell only: search calls it where the network reads those planes
 as a vector (`search/evaluator.py`'s `reads_constant_vector`), and leaves the rest of them as it was.
@@ -73,3 +78,6 @@ class CompiledRules:
     # rest of the planes left as they were: most of a position's planes are constant, and writing them
     # over the board was most of its encoding
     encode_vectors: Any = None
+    # a game with chance moves: the ints of its keys; `draw` compiled, from numpy's generators lent as streams
+    key_width: int = 0
+    draw_keys: Any = None

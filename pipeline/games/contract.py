@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from pipeline.games import pcg64
 from pipeline.games.base import BoundsItsLength, CompilesRules, StepsLegalMoves, offers
 from pipeline.plumbing.clip import clip, quoted
 from pipeline.plumbing.failures import GameFault
@@ -133,13 +134,28 @@ def _check_compiled(game, rules, name: str, state, where: str) -> None:
         if key is None:
             call(name, "compiled_rules: step", rules.step, rules.shape, rows, nodes[:1], move, nodes[1:], 1)
         else:
-            drawn = call(name, "compiled_rules: draw", rules.draw, row, np.random.default_rng(action))
-            if drawn != key:
-                raise GameFault(f"game {name}: compiled_rules: draw gave {drawn} where step drew {key}{where}")
+            drawn = _check_draws(rules, name, rows, action, key, where)
             keys = np.array([drawn], dtype=np.int64)
             call(name, "compiled_rules: outcome", rules.outcome, rules.shape, rows, nodes[:1], move, keys, nodes[1:], 1)
         if not _same(game, rules.from_row(rows[1]), after):
             raise GameFault(f"game {name}: compiled_rules: step of move {action} gave another state than step{where}")
+
+
+def _check_draws(rules, name: str, rows: np.ndarray, action: int, key: tuple, where: str) -> tuple:
+    """The compiled rules' draw of a chance move at `rows[0]` (Python's `draw`, and `draw_keys` where offered)
+    from the generator `step` drew `key` with: the key `step` drew, of `key_width` ints."""
+    drawn = call(name, "compiled_rules: draw", rules.draw, rows[0], np.random.default_rng(action))
+    if drawn != key:
+        raise GameFault(f"game {name}: compiled_rules: draw gave {drawn} where step drew {key}{where}")
+    if len(key) != rules.key_width:
+        raise GameFault(f"game {name}: compiled_rules: key_width is {rules.key_width}, step drew {key}{where}")
+    if rules.draw_keys is not None:
+        streams, keys = pcg64.streams([np.random.default_rng(action)]), np.zeros((1, len(key)), np.int64)
+        first = np.zeros(1, np.int64)  # the row at node 0, drawn with stream 0
+        call(name, "compiled_rules: draw_keys", rules.draw_keys, rules.shape, rows, first, streams, first, 1, keys)
+        if (compiled := tuple(keys[0].tolist())) != key:
+            raise GameFault(f"game {name}: compiled_rules: draw_keys gave {compiled} where step drew {key}{where}")
+    return drawn
 
 
 def check_planes(name: str, observation, shape: tuple, where: str = "", method: str = "encode") -> None:

@@ -69,6 +69,13 @@ class Forest:
         self.states: list = [None] * nodes
         self.rows = np.zeros((nodes, rules.width if rules else 0), dtype=np.int64)
         self.outcomes: list = [None] * nodes  # chance node -> {chance key: [child, visits]}
+        # with compiled chance rules, a chance node's outcomes in order of arrival: how many, each one's
+        # child, visits and key (`tree_kernels.py`'s `take_outcomes`), in place of `outcomes`' dicts
+        kept, width = (max_chance_children, rules.key_width) if rules and rules.chance is not None else (0, 0)
+        self.outcome_counts = np.zeros(nodes, dtype=np.int64)
+        self.outcome_nodes = np.zeros((nodes, kept), dtype=np.int64)
+        self.outcome_visits = np.zeros((nodes, kept), dtype=np.int64)
+        self.outcome_keys = np.zeros((nodes, kept, width), dtype=np.int64)
         self.roots = np.zeros(slots, dtype=np.int64)
         self.used = np.zeros(slots, dtype=np.int64)
         self.root_priors = np.zeros((slots, actions), dtype=np.float32)  # priors at the root, noise mixed in
@@ -92,7 +99,8 @@ class Forest:
         new node's children."""
         old, capacity = len(self.roots), self.capacity
         names = ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values")
-        for name in (*names, "raw_values", "rows"):
+        outcome_tables = ("outcome_counts", "outcome_nodes", "outcome_visits", "outcome_keys")
+        for name in (*names, "raw_values", "rows", *outcome_tables):
             array = getattr(self, name)
             grown = np.zeros((2 * len(array), *array.shape[1:]), dtype=array.dtype)
             for start, used in zip(range(0, old * capacity, capacity), self.used.tolist()):
@@ -199,6 +207,12 @@ class Forest:
         entry[1] += 1
         return entry[0], new
 
+    def outcome_children(self, chance: int) -> list[int]:
+        """The outcomes chance node `chance` keeps, in order of arrival."""
+        if self.outcomes[chance] is not None:
+            return [child for child, _ in self.outcomes[chance].values()]
+        return self.outcome_nodes[chance, : self.outcome_counts[chance]].tolist()
+
     def room(self, slot: int) -> int:
         return self.capacity - int(self.used[slot])
 
@@ -222,7 +236,7 @@ class Forest:
         child = int(self.children[self.roots[slot], action])
         row = self.rules.to_row(state) if self.rules is not None else None
         if child >= 0 and self.status[child] == CHANCE:
-            child = next((c for c, _ in self.outcomes[child].values() if self._holds(c, state, row)), -1)
+            child = next((c for c in self.outcome_children(child) if self._holds(c, state, row)), -1)
         if child < 0 or not self._holds(child, state, row):
             return False
         self.roots[slot] = child

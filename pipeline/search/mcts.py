@@ -7,10 +7,10 @@ sequential halving, `gumbel.py`); PUCT then still selects below the root.
 The walk down and the backup run compiled over all trees (`tree_kernels.py`). For a game with compiled
 rules (`pipeline/games/compiled.py`) and an evaluator that takes encoded positions, creating, judging
 and encoding the new leaves runs compiled too (the game's functions between `reach_leaves` and
-`settle_leaves`; a chance move's result drawn in Python, its row written compiled), and Python calls the
-evaluator once a step; otherwise Python steps the game for
-each new leaf or chance outcome (the plain search, which the compiled one matches move for move:
-tests/test_compiled_search.py).
+`settle_leaves`; a chance move's result drawn compiled from the trees' generators lent as streams where
+the game offers `draw_keys`, else in Python), and Python calls the evaluator once a step; otherwise
+Python steps the game for each new leaf or chance outcome (the plain search, which the compiled one
+matches move for move: tests/test_compiled_search.py).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import numpy as np
 from pydantic import Field
 
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
+from pipeline.games import pcg64
 from pipeline.games.base import CompilesRules, StepsLegalMoves, offers, to_absolute
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
@@ -34,7 +35,6 @@ from pipeline.search.tree_kernels import (
     CHANCE,
     EXPANDED,
     FINISHED,
-    NEEDS_OUTCOME,
     RESUMED,
     TERMINAL,
     backup,
@@ -43,6 +43,7 @@ from pipeline.search.tree_kernels import (
     select_leaves,
     settle_leaves,
     softmax_legal,
+    take_outcomes,
 )  # fmt: skip
 
 SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
@@ -70,8 +71,9 @@ class _Walks:
     """One simulation step's walks, a row each (walker r % k of tree r // k): where each starts and is, its
     path, its leaf and the value backed up; for the compiled expansion, the leaves to judge and their planes."""
 
-    def __init__(self, n: int, depth: int, players: int, root_priors: np.ndarray):
+    def __init__(self, n: int, depth: int, players: int, root_priors: np.ndarray, walkers: int, key_width: int):
         self.root_priors = root_priors  # each row's root's priors, noise mixed in
+        self.trees = np.arange(n) // walkers  # each row's tree, as the search's `slots` list them
         self.starts = np.zeros(n, dtype=np.int64)
         self.active = np.zeros(n, dtype=np.bool_)
         self.path_nodes = np.zeros((n, depth), dtype=np.int64)
@@ -84,14 +86,11 @@ class _Walks:
             np.zeros(n, dtype=np.int64) for _ in range(4)
         )
         self.chance_moves = np.zeros(n, dtype=np.bool_)  # whether each walk's last move has a random result
+        self.waiting = np.zeros(n, dtype=np.int64)  # the walks that wait for a chance outcome
+        self.draws = np.zeros((n, key_width), dtype=np.int64)  # the key each waiting walk drew
+        self.keys = np.zeros((n, key_width), dtype=np.int64)  # the new outcomes' keys, for the game's `outcome`
+        self.streams: np.ndarray | None = None  # the trees' generators lent to compiled draws (`pcg64.py`)
         self._planes: np.ndarray | None = None
-        self.keys: np.ndarray | None = None  # the compiled expansion's new chance outcomes' keys, a row each
-
-    def key_rows(self, width: int) -> np.ndarray:
-        """`keys`, one buffer for every step (a game's chance keys are `width` ints)."""
-        if self.keys is None:
-            self.keys = np.zeros((len(self.starts), width), dtype=np.int64)
-        return self.keys
 
     def planes(self, shape: tuple[int, ...]) -> np.ndarray:
         """The network's input for this step's leaves, one buffer for every step."""
@@ -194,8 +193,8 @@ class BatchedSearch:
     ) -> None:
         """Run `simulations` simulations in each slot's tree; `prepare_roots` must have run.
 
-        A tree whose walk reaches a chance node pauses while Python draws the outcome, then resumes
-        from it in the next compiled call; the other trees wait with their leaf already found.
+        A tree whose walk reaches a chance node pauses while its outcome is drawn, then resumes from it in
+        the next compiled call; the other trees wait with their leaf already found.
         `root_actions(i)`, if given, names each tree's root action for step i: -1 lets PUCT choose,
         SKIP leaves the tree out of that step (a root driver such as Gumbel's).
         With `search.parallel_leaves` k > 1, each step sends k walkers down every tree under a virtual
@@ -204,12 +203,33 @@ class BatchedSearch:
         """
         walkers = self.config.parallel_leaves
         rows = np.repeat(np.asarray(slots), walkers)  # row r: walker r % k of tree r // k
-        n = len(rows)
         depth = max(int(forest.used[rows].max()) + 2 * simulations, 2)
-        walks = _Walks(n, depth, self.game.num_players, forest.root_priors[rows])
-        forced = np.full(n, -1, dtype=np.int64)
-        walker_index = np.tile(np.arange(walkers), len(slots))
+        key_width = self.rules.key_width if self._compiled(forest) else 0
+        walks = _Walks(len(rows), depth, self.game.num_players, forest.root_priors[rows], walkers, key_width)
+        generators = [forest.rngs[slot] for slot in slots]
+        if self._draws_compiled(forest, generators):
+            walks.streams = pcg64.streams(generators)
+        try:
+            self._steps(forest, rows, simulations, root_actions, walks)
+        finally:
+            if walks.streams is not None:  # the generators go on from the kernels' last draw
+                pcg64.store(walks.streams, generators)
+
+    def _draws_compiled(self, forest: Forest, generators: list) -> bool:
+        """Whether this search's chance outcomes are drawn compiled: the game offers `draw_keys`, every tree's
+        generator is numpy's default (`pcg64.py` follows it), and no greedy playout draws from them in between."""
+        rules = self.rules if self._compiled(forest) else None
+        return (
+            rules is not None and rules.draw_keys is not None and self.config.greedy_playout_weight == 0
+            and all(pcg64.is_pcg64(generator) for generator in generators)
+        )  # fmt: skip
+
+    def _steps(self, forest: Forest, rows: np.ndarray, simulations: int, root_actions, walks: _Walks) -> None:
+        """`simulate`'s steps: each walks every row's tree to a leaf, judges the leaves, backs the values up."""
+        walkers = self.config.parallel_leaves
         find_leaves = self._find_leaves_compiled if self._compiled(forest) else self._find_leaves
+        forced = np.full(len(rows), -1, dtype=np.int64)
+        walker_index = np.tile(np.arange(walkers), len(rows) // walkers)
         for step in range(-(-simulations // walkers)):
             if root_actions is not None:
                 forced[:] = np.repeat(root_actions(step), walkers)
@@ -303,11 +323,11 @@ class BatchedSearch:
         rules = self.rules
         if rules.chance is not None:
             rules.chance(rules.shape, forest.rows, walks.parents, walks.actions, len(rows), walks.chance_moves)
-        created = reach_leaves(
+        created, waits = reach_leaves(
             walks.active, rows, walks.parents, walks.actions, walks.leaves, walks.chance_moves, forest.capacity,
-            forest.used, forest.children, walks.new_nodes, walks.new_parents, walks.new_actions,
+            forest.used, forest.children, walks.new_nodes, walks.new_parents, walks.new_actions, walks.waiting,
         )  # fmt: skip
-        drawn = self._draw_outcomes(forest, rows, walks, created) if rules.chance is not None else 0
+        drawn = self._draw_outcomes(forest, rows, walks, created, waits) if waits else 0
         if created:
             rules.step(rules.shape, forest.rows, walks.new_parents, walks.new_actions, walks.new_nodes, created)
         if drawn:
@@ -321,24 +341,24 @@ class BatchedSearch:
             rules.legal(rules.shape, forest.rows, walks.new_nodes, created, forest.legal)
         return created
 
-    def _draw_outcomes(self, forest: Forest, rows: np.ndarray, walks: _Walks, created: int) -> int:
-        """Draw the outcome of every chance move the walks stopped at, from their trees' generators in
-        walk order as the plain search does (`_reach`), and list each new outcome after the `created` new
-        nodes, its key in `walks.keys`, for the game's compiled `outcome`; returns how many are new."""
-        drawn = 0
-        for i in np.flatnonzero(walks.active & (walks.leaves == NEEDS_OUTCOME)).tolist():
-            slot, parent, action = int(rows[i]), int(walks.parents[i]), int(walks.actions[i])
-            chance = int(forest.children[parent, action])
-            if chance < 0:
-                forest.children[parent, action] = chance = forest.add_chance_node(slot)
-            key = self.rules.draw(forest.rows[parent], forest.rngs[slot])
-            walks.leaves[i], new = forest.outcome(slot, chance, key)
-            if new:
-                walks.new_nodes[created + drawn], walks.new_parents[created + drawn] = walks.leaves[i], parent
-                walks.new_actions[created + drawn] = action
-                walks.key_rows(len(key))[drawn] = key
-                drawn += 1
-        return drawn
+    def _draw_outcomes(self, forest: Forest, rows: np.ndarray, walks: _Walks, created: int, waits: int) -> int:
+        """Draw the outcome of the chance move each of the `waits` waiting walks stopped at, from its tree's
+        generator in walk order as the plain search does (`_reach`): compiled from the lent streams, else
+        by the rules' `draw` in Python. `take_outcomes` finds or makes each outcome's node and lists the new
+        ones after the `created` new nodes, their keys in `walks.keys`; returns how many are new."""
+        rules, waiting = self.rules, walks.waiting
+        if walks.streams is not None:
+            parents, trees = walks.parents[waiting[:waits]], walks.trees[waiting[:waits]]
+            rules.draw_keys(rules.shape, forest.rows, parents, walks.streams, trees, waits, walks.draws)
+        else:
+            for k, i in enumerate(waiting[:waits].tolist()):
+                walks.draws[k] = rules.draw(forest.rows[walks.parents[i]], forest.rngs[rows[i]])
+        return take_outcomes(
+            waiting, waits, rows, walks.parents, walks.actions, walks.draws, forest.capacity, forest.used,
+            forest.children, forest.status, forest.outcome_counts, forest.outcome_nodes, forest.outcome_visits,
+            forest.outcome_keys, forest.fixed_outcomes, walks.leaves, walks.new_nodes, walks.new_parents,
+            walks.new_actions, walks.keys, created,
+        )  # fmt: skip
 
     def _reach(self, forest: Forest, slot: int, parent: int, action: int) -> int:
         """The node a walk that stopped at a missing child or a chance node reaches, creating it (and

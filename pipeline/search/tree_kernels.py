@@ -104,7 +104,7 @@ def select_leaves(
 ):  # fmt: skip
     """Descend each active tree from `starts[g]`, appending to its path, until the chosen edge has
     no child (leaf_nodes = MISSING: create it from leaf_parents / leaf_actions), leads to a chance
-    node (NEEDS_OUTCOME: Python draws an outcome, then resumes here) or to a leaf or terminal node.
+    node (NEEDS_OUTCOME: an outcome is drawn, then the walk resumes there) or to a leaf or terminal node.
 
     At the root (an empty path) tree g takes `forced_root[g]` when it is >= 0 (a root driver such as
     Gumbel's sequential halving decides there), else chooses by PUCT / UCB1 like every other node.
@@ -165,20 +165,24 @@ def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, p
 @kernel
 def reach_leaves(
     active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, chance_moves, capacity, used, children, new_nodes,
-    new_parents, new_actions,
+    new_parents, new_actions, waiting,
 ):  # fmt: skip
     """For a game with compiled rules (`pipeline/games/compiled.py`): give every active walk that
     `select_leaves` stopped at a missing child that child's node, allocated in walk order as the plain
     search does, and list the new nodes with their parent and action for the game's `step`. An edge an
-    earlier walker of the tree created in this step is followed, not created again; a move with a random
-    result (`chance_moves[g]`) is left to Python (NEEDS_OUTCOME). Writes each walk's leaf to `leaf_nodes`;
-    returns how many nodes are new."""
-    count = 0
+    earlier walker of the tree created in this step is followed, not created again; a walk whose move has
+    a random result (`chance_moves[g]`, or a chance node met) is listed in `waiting` for its outcome
+    (`take_outcomes`). Writes each walk's leaf to `leaf_nodes`; returns how many nodes are new and how many
+    walks wait."""
+    count, waits = 0, 0
     for g in range(active.shape[0]):
-        if not active[g] or leaf_nodes[g] != MISSING:
+        if not active[g] or leaf_nodes[g] == NEEDS_OUTCOME or (leaf_nodes[g] == MISSING and chance_moves[g]):
+            if active[g]:
+                leaf_nodes[g] = NEEDS_OUTCOME
+                waiting[waits] = g
+                waits += 1
             continue
-        if chance_moves[g]:
-            leaf_nodes[g] = NEEDS_OUTCOME
+        if leaf_nodes[g] != MISSING:
             continue
         parent, action = leaf_parents[g], leaf_actions[g]
         leaf = children[parent, action]
@@ -190,7 +194,66 @@ def reach_leaves(
             new_nodes[count], new_parents[count], new_actions[count] = leaf, parent, action
             count += 1
         leaf_nodes[g] = leaf
-    return count
+    return count, waits
+
+
+@kernel
+def take_outcomes(
+    waiting, waits, walk_slots, leaf_parents, leaf_actions, draws, capacity, used, children, status,
+    outcome_counts, outcome_nodes, outcome_visits, outcome_keys, fixed, leaf_nodes, new_nodes, new_parents,
+    new_actions, new_keys, created,
+):  # fmt: skip
+    """Each waiting walk's chance outcome, `draws[i]` the key drawn for walk `waiting[i]`, as the plain
+    search's `Forest.outcome` takes it: the chance node is made where the edge has none, the outcome's child
+    found by its key among those kept and counted as visited once more. A new key beyond the node's room
+    replaces the least visited outcome (the first of them in the order they came), or with `fixed` outcomes
+    is not kept: the walk goes on from that outcome. Each new outcome's node is listed after the `created`
+    new nodes, its key in `new_keys`, for the game's `outcome`; returns how many are new."""
+    room = outcome_nodes.shape[1]
+    drawn = 0
+    for i in range(waits):
+        g = waiting[i]
+        parent, action, slot = leaf_parents[g], leaf_actions[g], walk_slots[g]
+        chance = children[parent, action]
+        if chance < 0:
+            chance = slot * capacity + used[slot]
+            used[slot] += 1
+            children[chance, :] = -1
+            status[chance] = CHANCE
+            outcome_counts[chance] = 0
+            children[parent, action] = chance
+        kept, entry = outcome_counts[chance], -1
+        for j in range(kept):
+            if (outcome_keys[chance, j] == draws[i]).all():
+                entry = j
+                break
+        if entry < 0 and kept >= room:
+            least = 0
+            for j in range(1, kept):
+                if outcome_visits[chance, j] < outcome_visits[chance, least]:
+                    least = j
+            if fixed:
+                entry = least
+            else:
+                kept -= 1
+                for j in range(least, kept):
+                    outcome_nodes[chance, j] = outcome_nodes[chance, j + 1]
+                    outcome_visits[chance, j] = outcome_visits[chance, j + 1]
+                    outcome_keys[chance, j] = outcome_keys[chance, j + 1]
+        if entry < 0:
+            entry = kept
+            node = slot * capacity + used[slot]
+            used[slot] += 1
+            outcome_nodes[chance, entry], outcome_visits[chance, entry] = node, 0
+            outcome_keys[chance, entry] = draws[i]
+            outcome_counts[chance] = kept + 1
+            new_nodes[created + drawn], new_parents[created + drawn] = node, parent
+            new_actions[created + drawn] = action
+            new_keys[drawn] = draws[i]
+            drawn += 1
+        outcome_visits[chance, entry] += 1
+        leaf_nodes[g] = outcome_nodes[chance, entry]
+    return drawn
 
 
 @kernel
