@@ -11,6 +11,7 @@ from reference_search import reference_search
 from pipeline.config import ConfigError, parse_params
 from pipeline.games import make_game
 from pipeline.games.base import rotate_to_mover
+from pipeline.games.contract import GameFault
 from pipeline.search import BatchedSearch, CachingEvaluator, Forest, RolloutEvaluator, SearchConfig, UniformEvaluator
 from pipeline.search.mcts import masked_softmax
 
@@ -222,6 +223,51 @@ def test_forest_grows_and_recycles_slots():
     assert len(set(slots)) == 5
     forest.release(slots[0])
     assert forest.new_tree(game.initial_state(), np.random.default_rng(9)) == slots[0]
+
+
+class _Hopeful(UniformEvaluator):
+    """Uniform priors and a value of 0.25 for the mover: every walked edge's value sums move."""
+
+    def _zeros(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = super()._zeros(n)
+        values[:, 0] = 0.25
+        return logits, values
+
+
+class _Diverged(UniformEvaluator):
+    """A network whose weights diverged: nan for one seat's value."""
+
+    def _zeros(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        logits, values = super()._zeros(n)
+        values[:, -1] = np.nan
+        return logits, values
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_value_that_is_not_finite_is_one_line_before_search_goes_on(compiled):
+    game = make_game("connect4")
+    engine = BatchedSearch(game, _Diverged(game), SearchConfig(), compiled=compiled)
+    forest = engine.new_forest(64, 1)
+    slot = forest.new_tree(game.initial_state(), np.random.default_rng(0))
+    with pytest.raises(GameFault) as fault:
+        engine.run(forest, [slot], 8)
+    line = str(fault.value)
+    assert "connect4" in line and "value of a position is not finite" in line and "\n" not in line
+
+
+@pytest.mark.parametrize("name", ["connect4", "kingdomino(players=3)"])
+def test_a_slot_given_a_new_tree_holds_no_statistics_of_the_old_one(name):
+    """`reset` clears only each used node's legal edges (the only ones a walk writes): a searched slot given
+    a new tree holds zeros where a fresh forest does, chance nodes and finished games included."""
+    game = make_game(name)
+    engine = BatchedSearch(game, _Hopeful(game), SearchConfig())
+    forest = engine.new_forest(600, 1)
+    slot = forest.new_tree(game.initial_state(np.random.default_rng(1)), np.random.default_rng(1))
+    engine.run(forest, [slot], 250)
+    assert forest.visits.any() and forest.value_sums.any()
+    forest.reset(slot, game.initial_state(np.random.default_rng(2)))
+    assert not forest.visits.any() and not forest.value_sums.any()
+    assert forest.used[slot] == 1 and (forest.status[1:] == 0).all()
 
 
 @pytest.mark.parametrize("compiled", [True, False])

@@ -26,7 +26,7 @@ import numpy as np
 from pipeline.games.compiled import CompiledRules
 from pipeline.games.contract import GameFault
 from pipeline.plumbing.clip import quoted
-from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, UNEXPANDED
+from pipeline.search.tree_kernels import CHANCE, EXPANDED, TERMINAL, clear_nodes
 
 # What a node's game state and its Python bookkeeping cost, beyond the arrays: a generous guess (a
 # Connect-4 state takes about 0.4 KB, a 4-player Kingdomino one about 3 KB).
@@ -134,10 +134,7 @@ class Forest:
     def reset(self, slot: int, state) -> None:
         """Empty the slot and make `state` its root."""
         start, end = slot * self.capacity, (slot + 1) * self.capacity
-        used = start + int(self.used[slot])
-        self.visits[start:used] = 0
-        self.value_sums[start:used] = 0.0
-        self.status[start:used] = UNEXPANDED
+        clear_nodes(start, start + int(self.used[slot]), self.legal, self.visits, self.value_sums, self.status)
         self.states[start:end] = [None] * self.capacity
         self.outcomes[start:end] = [None] * self.capacity
         self.used[slot] = 0

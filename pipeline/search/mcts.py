@@ -24,7 +24,7 @@ from pydantic import Field
 
 from pipeline.config import Device, EvaluateParams, Float, SearchSettings, ValueParams
 from pipeline.games import pcg64
-from pipeline.games.base import CompilesRules, StepsLegalMoves, offers, to_absolute
+from pipeline.games.base import CompilesRules, StepsLegalMoves, offers
 from pipeline.games.contract import GameFault
 from pipeline.games.values import terminal_value
 from pipeline.plumbing.clip import quoted
@@ -160,16 +160,18 @@ class BatchedSearch:
     def _expand(self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Give `nodes` the evaluator's priors; return its values in absolute seats (`_evaluate`)."""
         index = np.asarray(nodes, dtype=np.int64)
-        expand_nodes(index, np.ascontiguousarray(logits, dtype=np.float32), forest.legal, forest.priors, forest.status)
-        if not np.isfinite(values).all():  # else every PUCT score is nan and no child is ever chosen
+        finite = expand_nodes(
+            index, np.ascontiguousarray(logits, dtype=np.float32), np.asarray(values), forest.legal, forest.priors,
+            forest.status, forest.players, forest.raw_values,
+        )  # fmt: skip
+        if not finite:  # else every PUCT score is nan and no child is ever chosen
             raise GameFault(
                 f"game {quoted(self.game.name)}: the network's value of a position is not finite: an observation"
                 " (encode) holds nan or inf, or the network's weights diverged"
             )
-        absolute = to_absolute(np.asarray(values), forest.players[index])
+        absolute = forest.raw_values[index]
         if self.config.greedy_playout_weight > 0:
-            absolute = mix_playouts(forest, nodes, absolute, self.config)
-        forest.raw_values[index] = absolute
+            absolute = forest.raw_values[index] = mix_playouts(forest, nodes, absolute, self.config)
         return absolute
 
     def prepare_roots(self, forest: Forest, slots: list[int], noise: list[bool]) -> None:

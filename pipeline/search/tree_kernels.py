@@ -87,13 +87,34 @@ def softmax_legal(logits, legal, out):
 
 
 @kernel
-def expand_nodes(nodes, logits, legal, priors, status):
-    """Give each of `nodes` its priors, `_softmax_row` of its row of `logits` over its legal moves, and
-    mark it EXPANDED."""
+def expand_nodes(nodes, logits, values, legal, priors, status, players, raw_values):
+    """Give each of `nodes` its priors, `_softmax_row` of its row of `logits` over its legal moves, mark it
+    EXPANDED and keep its value `values[i]` (the mover's entry first) in absolute seats in `raw_values`, as
+    `to_absolute` turns it (float64); returns whether every value is finite."""
+    seats = values.shape[1]
+    finite = True
     for i in range(nodes.shape[0]):
         node = nodes[i]
         _softmax_row(logits[i], legal[node], priors[node])
         status[node] = EXPANDED
+        for seat in range(seats):
+            value = np.float64(values[i, (seat - players[node]) % seats])
+            raw_values[node, seat] = value
+            finite = finite and np.isfinite(value)
+    return finite
+
+
+@kernel
+def clear_nodes(start, end, legal, visits, value_sums, status):
+    """Empty nodes `start`..`end` - 1 for a new tree: the visits and value sums of each one's legal moves
+    (the only edges a walk takes, so the only entries ever written: a tenth of Kingdomino's rows) and
+    its status."""
+    for node in range(start, end):
+        for a in range(legal.shape[1]):
+            if legal[node, a]:
+                visits[node, a] = 0
+                value_sums[node, a, :] = 0.0
+        status[node] = UNEXPANDED
 
 
 @kernel
