@@ -307,8 +307,10 @@ def test_cache_answers_transpositions_without_the_evaluator():
     assert calls == [1] and cached.hits == 2 and logits.shape == (3, 9)
 
 
-def test_cache_gives_each_position_its_own_answer_in_the_order_asked():
-    """Hits, repeated misses and fresh misses mixed in one batch come back as the evaluator's own rows."""
+@pytest.mark.parametrize("size", [200_000, 3])
+def test_cache_gives_each_position_its_own_answer_in_the_order_asked(size):
+    """Hits, repeated misses and fresh misses mixed in one batch come back as the evaluator's own rows, in a
+    cache with room and in one that starts over in the middle of the batch's answer."""
     game = make_game("tictactoe")
 
     class ByPosition:  # a distinct answer per position: the encoded planes themselves
@@ -317,13 +319,15 @@ def test_cache_gives_each_position_its_own_answer_in_the_order_asked():
             return planes[:, :9], planes[:, 9:11]
 
     positions = [play(game, moves) for moves in ([0], [4], [0, 4], [4, 0], [8])]
-    cached = CachingEvaluator(ByPosition())
+    cached = CachingEvaluator(ByPosition(), size)
     cached.evaluate(positions[:2])
     asked = [positions[i] for i in (2, 0, 2, 3, 1, 4, 3)]
     logits, values = cached.evaluate(asked)
     expected_logits, expected_values = ByPosition().evaluate(asked)
     assert np.array_equal(logits, expected_logits) and np.array_equal(values, expected_values)
     assert cached.hits == 2 + 2  # positions 0 and 1 from the first call, repeats of 2 and 3 in the batch
+    again = [positions[i] for i in (4, 3, 2)]  # kept, whatever the cache's room
+    assert np.array_equal(cached.evaluate(again)[0], ByPosition().evaluate(again)[0]) and cached.hits == 4 + 3
 
 
 class Counting(UniformEvaluator):
