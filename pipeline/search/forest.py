@@ -62,6 +62,9 @@ class Forest:
         # pages stay untouched until a tree needs them)
         self.children = np.zeros((nodes, actions), dtype=np.int64)
         self.legal = np.zeros((nodes, actions), dtype=np.bool_)
+        # an expanded node's legal moves in order, what selection reads (`tree_kernels.py`'s `expand_nodes`)
+        self.moves = np.zeros((nodes, actions), dtype=np.int32)
+        self.move_counts = np.zeros(nodes, dtype=np.int32)
         self.players = np.zeros(nodes, dtype=np.int64)
         self.status = np.zeros(nodes, dtype=np.int8)
         self.terminal_values = np.zeros((nodes, players), dtype=np.float64)
@@ -85,10 +88,10 @@ class Forest:
     @staticmethod
     def node_bytes(game) -> int:
         """Bytes a node holds in the arrays above (a row per action of visits, value sums, priors,
-        children and legality, and its own values), plus `STATE_BYTES` for its state: what a tree of
-        a given size costs."""
+        children, legality and legal moves, and its own values), plus `STATE_BYTES` for its state: what a
+        tree of a given size costs."""
         actions, players = game.num_actions, game.num_players
-        return actions * (8 + 8 * players + 4 + 8 + 1) + 8 + 1 + 16 * players + 2 * 8 + STATE_BYTES
+        return actions * (8 + 8 * players + 4 + 8 + 1 + 4) + 4 + 8 + 1 + 16 * players + 2 * 8 + STATE_BYTES
 
     # --- slots -------------------------------------------------------------------------------
     def _grow(self) -> None:
@@ -98,9 +101,9 @@ class Forest:
         A node past its tree's `used` holds nothing: `reset` clears the statistics a tree used, `_allocate` a
         new node's children."""
         old, capacity = len(self.roots), self.capacity
-        names = ("visits", "value_sums", "priors", "children", "legal", "players", "status", "terminal_values")
+        names = ("visits", "value_sums", "priors", "children", "legal", "moves", "move_counts", "players", "status")
         outcome_tables = ("outcome_counts", "outcome_nodes", "outcome_visits", "outcome_keys")
-        for name in (*names, "raw_values", "rows", *outcome_tables):
+        for name in (*names, "terminal_values", "raw_values", "rows", *outcome_tables):
             array = getattr(self, name)
             grown = np.zeros((2 * len(array), *array.shape[1:]), dtype=array.dtype)
             for start, used in zip(range(0, old * capacity, capacity), self.used.tolist()):

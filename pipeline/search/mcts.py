@@ -162,7 +162,7 @@ class BatchedSearch:
         index = np.asarray(nodes, dtype=np.int64)
         finite = expand_nodes(
             index, np.ascontiguousarray(logits, dtype=np.float32), np.asarray(values), forest.legal, forest.priors,
-            forest.status, forest.players, forest.raw_values,
+            forest.status, forest.players, forest.raw_values, forest.moves, forest.move_counts,
         )  # fmt: skip
         if not finite:  # else every PUCT score is nan and no child is ever chosen
             raise GameFault(
@@ -248,8 +248,8 @@ class BatchedSearch:
         """Walk every active row's tree down from its start (`select_leaves`)."""
         config = self.config
         select_leaves(
-            walks.starts, walks.active, forced, walks.root_priors, forest.visits, forest.value_sums,
-            forest.priors, forest.children, forest.legal, forest.players, forest.status, config.c_puct,
+            walks.starts, walks.active, forced, walks.root_priors, forest.visits, forest.value_sums, forest.priors,
+            forest.children, forest.moves, forest.move_counts, forest.players, forest.status, config.c_puct,
             config.c_uct, config.selection == "ucb1", config.fpu_reduction, config.parallel_leaves > 1,
             walks.path_nodes, walks.path_actions, walks.path_lengths, walks.parents, walks.actions, walks.leaves,
         )  # fmt: skip

@@ -24,15 +24,14 @@ FINISHED, RESUMED = -1, -2  # walk_pending codes: the walk ended at a finished g
 
 
 @kernel
-def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1, fpu_reduction):
-    # Only legal moves are read: an illegal move's visits and value sums stay 0, so the sums are the same
-    # (in the same order), and a node's rows are long (Kingdomino: 329 moves, a handful legal).
-    actions = visits.shape[1]
+def _choose(node, priors, visits, value_sums, moves, move_count, player, c_puct, c_uct, ucb1, fpu_reduction):
+    # Only legal moves are read, from the node's list of them in move order (`expand_nodes`): an illegal
+    # move's visits and value sums stay 0, so the sums are the same (in the same order), and a node's rows
+    # are long (Kingdomino: 329 moves, a handful legal).
     total, parent_q, visited_prior = 0, 0.0, 0.0
     best, best_prior = -1, -np.inf
-    for a in range(actions):
-        if not legal[node, a]:
-            continue
+    for k in range(move_count):
+        a = moves[node, k]
         n = visits[node, a]
         total += n
         parent_q += value_sums[node, a, player]
@@ -48,9 +47,8 @@ def _choose(node, priors, visits, value_sums, legal, player, c_puct, c_uct, ucb1
     root_total = math.sqrt(max(total, 1))
     log_total = math.log(total) if total > 0 else 0.0
     best, best_score = -1, -np.inf
-    for a in range(actions):
-        if not legal[node, a]:
-            continue
+    for k in range(move_count):
+        a = moves[node, k]
         n = visits[node, a]
         if ucb1:
             score = value_sums[node, a, player] / n + c_uct * math.sqrt(log_total / n)
@@ -87,15 +85,22 @@ def softmax_legal(logits, legal, out):
 
 
 @kernel
-def expand_nodes(nodes, logits, values, legal, priors, status, players, raw_values):
-    """Give each of `nodes` its priors, `_softmax_row` of its row of `logits` over its legal moves, mark it
-    EXPANDED and keep its value `values[i]` (the mover's entry first) in absolute seats in `raw_values`, as
-    `to_absolute` turns it (float64); returns whether every value is finite."""
+def expand_nodes(nodes, logits, values, legal, priors, status, players, raw_values, moves, move_counts):
+    """Give each of `nodes` its priors, `_softmax_row` of its row of `logits` over its legal moves, and the
+    list of those moves in order (`moves`, `move_counts`: what selection reads), mark it EXPANDED and keep
+    its value `values[i]` (the mover's entry first) in absolute seats in `raw_values`, as `to_absolute`
+    turns it (float64); returns whether every value is finite."""
     seats = values.shape[1]
     finite = True
     for i in range(nodes.shape[0]):
         node = nodes[i]
         _softmax_row(logits[i], legal[node], priors[node])
+        count = 0
+        for a in range(legal.shape[1]):
+            if legal[node, a]:
+                moves[node, count] = a
+                count += 1
+        move_counts[node] = count
         status[node] = EXPANDED
         for seat in range(seats):
             value = np.float64(values[i, (seat - players[node]) % seats])
@@ -119,7 +124,8 @@ def clear_nodes(start, end, legal, visits, value_sums, status):
 
 @kernel
 def select_leaves(
-    starts, active, forced_root, root_priors, visits, value_sums, priors, children, legal, players, status, c_puct,
+    starts, active, forced_root, root_priors, visits, value_sums, priors, children, moves, move_counts, players,
+    status, c_puct,
     c_uct, ucb1, fpu_reduction, virtual_loss, path_nodes, path_actions, path_lengths, leaf_parents, leaf_actions,
     leaf_nodes,
 ):  # fmt: skip
@@ -142,7 +148,17 @@ def select_leaves(
             else:
                 prior_row = root_priors[g] if depth == 0 else priors[node]
                 action = _choose(
-                    node, prior_row, visits, value_sums, legal, players[node], c_puct, c_uct, ucb1, fpu_reduction
+                    node,
+                    prior_row,
+                    visits,
+                    value_sums,
+                    moves,
+                    move_counts[node],
+                    players[node],
+                    c_puct,
+                    c_uct,
+                    ucb1,
+                    fpu_reduction,
                 )
             path_nodes[g, depth] = node
             path_actions[g, depth] = action
