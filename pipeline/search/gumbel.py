@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.search.forest import Forest
-from pipeline.search.mcts import SKIP, BatchedSearch
+from pipeline.search.mcts import BatchedSearch
+from pipeline.search.tree_kernels import SKIP
 
 _TINY = np.finfo(np.float32).tiny  # a prior the float32 softmax rounded to 0 still gets a finite logit
 

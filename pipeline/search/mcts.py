@@ -35,7 +35,6 @@ from pipeline.search.tree_kernels import (
     CHANCE,
     EXPANDED,
     FINISHED,
-    RESUMED,
     TERMINAL,
     backup,
     expand_nodes,
@@ -43,10 +42,10 @@ from pipeline.search.tree_kernels import (
     select_leaves,
     settle_leaves,
     softmax_legal,
+    start_walks,
     take_outcomes,
+    walk_on,
 )  # fmt: skip
-
-SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
 
 class SearchConfig(SearchSettings):
@@ -231,13 +230,11 @@ class BatchedSearch:
         walkers = self.config.parallel_leaves
         find_leaves = self._find_leaves_compiled if self._compiled(forest) else self._find_leaves
         forced = np.full(len(rows), -1, dtype=np.int64)
-        walker_index = np.tile(np.arange(walkers), len(rows) // walkers)
         for step in range(-(-simulations // walkers)):
             if root_actions is not None:
                 forced[:] = np.repeat(root_actions(step), walkers)
-            walks.starts[:] = forest.roots[rows]
-            walks.active[:] = (forced != SKIP) & (walker_index < simulations - step * walkers)
-            walks.path_lengths[:] = 0
+            remaining = simulations - step * walkers
+            start_walks(rows, forest.roots, forced, walkers, remaining, walks.starts, walks.active, walks.path_lengths)
             find_leaves(forest, rows, forced, walks)
             backup(
                 walks.path_nodes, walks.path_actions, walks.path_lengths, walks.values, forest.visits,
@@ -287,8 +284,8 @@ class BatchedSearch:
         the evaluator once."""
         rules, active, values = self.rules, walks.active, walks.values
         walks.walk_pending[:] = FINISHED
-        judged = 0
-        while active.any():
+        judged, going = 0, active.any()
+        while going:
             self._select(forest, forced, walks)
             created = self._new_nodes(forest, rows, walks)
             judged, ended, stuck = settle_leaves(
@@ -301,10 +298,7 @@ class BatchedSearch:
                 )
             for node in walks.new_ends[:ended].tolist():
                 forest.judge_end(node)
-            finished = active & (walks.walk_pending == FINISHED)
-            values[finished] = forest.terminal_values[walks.leaves[finished]]
-            active &= walks.walk_pending == RESUMED
-            walks.starts[active] = walks.leaves[active]
+            going = walk_on(active, walks.walk_pending, walks.leaves, forest.terminal_values, values, walks.starts)
         if judged:
 
             def encode(at: list[int] | None) -> np.ndarray:

@@ -21,6 +21,7 @@ from pipeline.plumbing.kernel_cache import kernel
 UNEXPANDED, EXPANDED, TERMINAL, CHANCE = 0, 1, 2, 3
 MISSING, NEEDS_OUTCOME = -1, -2  # leaf_nodes codes: create the child / draw a chance outcome first
 FINISHED, RESUMED = -1, -2  # walk_pending codes: the walk ended at a finished game / walks on from its leaf
+SKIP = -2  # a root action that sits a simulation out (its tree's budget is spent)
 
 
 @kernel
@@ -338,3 +339,32 @@ def settle_leaves(
             judged += 1
         walk_pending[g] = k
     return judged, ended, -1
+
+
+@kernel
+def start_walks(rows, roots, forced_root, walkers, remaining, starts, active, path_lengths):
+    """A step's walks: each row from its tree's root with an empty path, active unless its tree sits the
+    step out (`forced_root` SKIP) or it is a walker past the `remaining` simulations."""
+    for g in range(rows.shape[0]):
+        starts[g] = roots[rows[g]]
+        active[g] = forced_root[g] != SKIP and g % walkers < remaining
+        path_lengths[g] = 0
+
+
+@kernel
+def walk_on(active, walk_pending, leaf_nodes, terminal_values, values, starts):
+    """After `settle_leaves` (and Python's values of the new finished games): a walk that ended at a finished
+    game takes its value and stops, one at a chance outcome searched before goes on from it, one waiting for
+    the evaluator stops; returns whether any walk goes on."""
+    going = False
+    for g in range(active.shape[0]):
+        if not active[g]:
+            continue
+        if walk_pending[g] == FINISHED:
+            values[g] = terminal_values[leaf_nodes[g]]
+        if walk_pending[g] == RESUMED:
+            starts[g] = leaf_nodes[g]
+            going = True
+        else:
+            active[g] = False
+    return going
