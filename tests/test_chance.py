@@ -131,7 +131,7 @@ def test_fixed_outcomes_keep_the_first_draws_and_send_later_passes_to_the_least_
     slot = forest.new_tree(game.initial_state(), np.random.default_rng(0))
     chance = forest.add_chance_node(slot)
     states = {face: LotteryState(1, face, float(PAYOUTS[face])) for face in range(4)}
-    reached = [forest.outcome(slot, chance, face, states[face])[0] for face in (3, 3, 1, 2, 0, 2)]
+    reached = [forest.outcome(slot, chance, face, states[face]) for face in (3, 3, 1, 2, 0, 2)]
     kept = {face: (node, visits) for face, (node, visits) in forest.outcomes[chance].items()}
     assert {face: visits for face, (_, visits) in kept.items()} == {3: 3, 1: 3}
     assert reached == [kept[3][0], kept[3][0], kept[1][0], kept[1][0], kept[3][0], kept[1][0]]  # ties: first kept

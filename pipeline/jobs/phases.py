@@ -52,6 +52,9 @@ def phase_seconds(game_name: str, model, games: int) -> dict[str, float]:
     return {phase: value * scale for phase, value in seconds.items()} | {"total": total}
 
 
+EXPANSION_KERNELS = ("reach_leaves", "take_outcomes", "settle_leaves", "clear_nodes")  # the rest: tree walks
+
+
 def _phase(function: tuple, rules: Path) -> str | None:
     """The phase of a profiled function (file, line, name); None for a library's."""
     filename, _, name = function
@@ -67,7 +70,7 @@ def _phase(function: tuple, rules: Path) -> str | None:
     if path.parent == _NETS:
         return "network"
     if path == _SEARCH / "tree_kernels.py":  # the compiled expansion steps, encodes and adds the new nodes
-        return "expansion" if name in ("reach_leaves", "settle_leaves") else "tree walks"
+        return "expansion" if name in EXPANSION_KERNELS else "tree walks"
     if path == _SEARCH / "forest.py":
         return "expansion"
     return "glue"

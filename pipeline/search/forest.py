@@ -143,12 +143,11 @@ class Forest:
         self.used[slot] = 0
         self.roots[slot] = self.add_node(slot, state)
 
-    def _allocate(self, slot: int, bare: bool = False) -> int:
-        """The slot's next node, its children cleared unless `bare` (the compiled expansion clears them)."""
+    def _allocate(self, slot: int) -> int:
+        """The slot's next node, its children cleared."""
         node = slot * self.capacity + int(self.used[slot])
         self.used[slot] += 1
-        if not bare:
-            self.children[node] = -1
+        self.children[node] = -1
         return node
 
     def add_node(self, slot: int, state) -> int:
@@ -186,12 +185,11 @@ class Forest:
         self.outcomes[node] = {}
         return node
 
-    def outcome(self, slot: int, chance: int, key, state=None) -> tuple[int, bool]:
-        """The child of chance node `chance` for outcome `key` (reaching `state`), counted as visited
-        once more, and whether it is new; a new key beyond `max_chance_children` replaces the least
-        visited outcome, or with fixed outcomes is not kept: the pass goes on from the least visited
-        outcome kept. Without `state` a new outcome's node is only allocated: search's compiled expansion
-        writes its row."""
+    def outcome(self, slot: int, chance: int, key, state) -> int:
+        """The plain search's child of chance node `chance` for outcome `key` (reaching `state`), counted as
+        visited once more; a new key beyond `max_chance_children` replaces the least visited outcome, or
+        with fixed outcomes is not kept: the pass goes on from the least visited outcome kept. The compiled
+        expansion keeps its outcomes in arrays by the same rule (`tree_kernels.py`'s `take_outcomes`)."""
         outcomes = self.outcomes[chance]
         entry = outcomes.get(key)
         if entry is None and len(outcomes) >= self.max_chance_children:
@@ -200,12 +198,10 @@ class Forest:
                 entry = outcomes[least]
             else:
                 del outcomes[least]
-        new = entry is None
-        if new:
-            node = self._allocate(slot, bare=True) if state is None else self.add_node(slot, state)
-            entry = outcomes[key] = [node, 0]
+        if entry is None:
+            entry = outcomes[key] = [self.add_node(slot, state), 0]
         entry[1] += 1
-        return entry[0], new
+        return entry[0]
 
     def outcome_children(self, chance: int) -> list[int]:
         """The outcomes chance node `chance` keeps, in order of arrival."""

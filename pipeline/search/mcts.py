@@ -370,7 +370,7 @@ class BatchedSearch:
             return child
         if child < 0:
             forest.children[parent, action] = child = forest.add_chance_node(slot)
-        return forest.outcome(slot, child, key, state)[0]
+        return forest.outcome(slot, child, key, state)
 
     def run(self, forest: Forest, slots: list[int], simulations: int, add_noise: bool = False) -> None:
         """Prepare the roots and add `simulations` simulations to every tree."""

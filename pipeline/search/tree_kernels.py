@@ -1,5 +1,5 @@
-"""The compiled inner loops of search: walking every tree to a leaf, giving new nodes their priors and
-backing values up.
+"""The compiled inner loops of search: walking every tree to a leaf, making the new nodes and chance
+outcomes the walks reach, giving new nodes their priors and backing values up.
 
 They work on the flat arrays of a `Forest` for many trees in one call, so Python pays per batch, not
 per node. Arithmetic is in a fixed order (float64; the priors' softmax float32, the network's precision,
