@@ -22,7 +22,6 @@ from pipeline.plumbing.kernel_cache import kernel
 # a stream's row: the LCG's state and increment (128 bits each, high word first), then the kept half
 STATE_HIGH, STATE_LOW, INC_HIGH, INC_LOW, HAS_UINT32, UINTEGER = range(6)
 WORDS = 6
-CHOICE_LIMIT = 10_000  # above it numpy's `choice` shuffles a tail instead: not followed here
 
 _MULTIPLIER_HIGH = np.uint64(0x2360ED051FC65DA4)  # PCG's default 128-bit multiplier
 _MULTIPLIER_LOW = np.uint64(0x4385DF649FCCF645)
@@ -40,26 +39,24 @@ def streams(generators: list) -> np.ndarray:
     """The generators' (each a `Generator` over `PCG64`) states, a row each."""
     rows = np.zeros((len(generators), WORDS), dtype=np.uint64)
     for row, generator in zip(rows, generators):
-        if generator is not None:
-            state = generator.bit_generator.state
-            lcg = state["state"]
-            row[:] = (
-                lcg["state"] >> 64, lcg["state"] & _WORD, lcg["inc"] >> 64, lcg["inc"] & _WORD,
-                state["has_uint32"], state["uinteger"],
-            )  # fmt: skip
+        state = generator.bit_generator.state
+        lcg = state["state"]
+        row[:] = (
+            lcg["state"] >> 64, lcg["state"] & _WORD, lcg["inc"] >> 64, lcg["inc"] & _WORD,
+            state["has_uint32"], state["uinteger"],
+        )  # fmt: skip
     return rows
 
 
 def store(rows: np.ndarray, generators: list) -> None:
     """Give each generator its stream's state back: its next draw follows the kernels' last."""
     for row, generator in zip(rows.tolist(), generators):
-        if generator is not None:
-            generator.bit_generator.state = {
-                "bit_generator": "PCG64",
-                "state": {"state": row[STATE_HIGH] << 64 | row[STATE_LOW], "inc": row[INC_HIGH] << 64 | row[INC_LOW]},
-                "has_uint32": row[HAS_UINT32],
-                "uinteger": row[UINTEGER],
-            }
+        generator.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": row[STATE_HIGH] << 64 | row[STATE_LOW], "inc": row[INC_HIGH] << 64 | row[INC_LOW]},
+            "has_uint32": row[HAS_UINT32],
+            "uinteger": row[UINTEGER],
+        }
 
 
 @kernel
@@ -124,7 +121,8 @@ def bounded(stream, top):
 
 @kernel
 def choice(stream, n, k, out):
-    """`out[:k]` = `Generator.choice(n, k, replace=False)`, for n up to `CHOICE_LIMIT`: Floyd's k distinct picks
+    """`out[:k]` = `Generator.choice(n, k, replace=False)`, for n up to 10,000 (above it numpy shuffles a tail
+    instead, not followed here): Floyd's k distinct picks
     (a pick already taken gives way to the largest candidate), then a Fisher-Yates shuffle of them."""
     for j in range(n - k, n):
         pick = np.int64(bounded(stream, j))

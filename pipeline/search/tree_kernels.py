@@ -149,18 +149,9 @@ def select_leaves(
             else:
                 prior_row = root_priors[g] if depth == 0 else priors[node]
                 action = _choose(
-                    node,
-                    prior_row,
-                    visits,
-                    value_sums,
-                    moves,
-                    move_counts[node],
-                    players[node],
-                    c_puct,
-                    c_uct,
-                    ucb1,
+                    node, prior_row, visits, value_sums, moves, move_counts[node], players[node], c_puct, c_uct, ucb1,
                     fpu_reduction,
-                )
+                )  # fmt: skip
             path_nodes[g, depth] = node
             path_actions[g, depth] = action
             depth += 1
@@ -201,6 +192,14 @@ def backup(path_nodes, path_actions, path_lengths, values, visits, value_sums, p
 
 
 @kernel
+def _allocate(slot, capacity, used):
+    """The slot's next node (`Forest._allocate`, compiled)."""
+    node = slot * capacity + used[slot]
+    used[slot] += 1
+    return node
+
+
+@kernel
 def reach_leaves(
     active, walk_slots, leaf_parents, leaf_actions, leaf_nodes, chance_moves, capacity, used, children, new_nodes,
     new_parents, new_actions, waiting,
@@ -214,21 +213,19 @@ def reach_leaves(
     walks wait."""
     count, waits = 0, 0
     for g in range(active.shape[0]):
-        if not active[g] or leaf_nodes[g] == NEEDS_OUTCOME or (leaf_nodes[g] == MISSING and chance_moves[g]):
-            if active[g]:
-                leaf_nodes[g] = NEEDS_OUTCOME
-                waiting[waits] = g
-                waits += 1
+        if not active[g]:
+            continue
+        if leaf_nodes[g] == NEEDS_OUTCOME or (leaf_nodes[g] == MISSING and chance_moves[g]):
+            leaf_nodes[g] = NEEDS_OUTCOME
+            waiting[waits] = g
+            waits += 1
             continue
         if leaf_nodes[g] != MISSING:
             continue
         parent, action = leaf_parents[g], leaf_actions[g]
         leaf = children[parent, action]
         if leaf < 0:
-            slot = walk_slots[g]
-            leaf = slot * capacity + used[slot]
-            used[slot] += 1
-            children[parent, action] = leaf
+            leaf = children[parent, action] = _allocate(walk_slots[g], capacity, used)
             new_nodes[count], new_parents[count], new_actions[count] = leaf, parent, action
             count += 1
         leaf_nodes[g] = leaf
@@ -254,8 +251,7 @@ def take_outcomes(
         parent, action, slot = leaf_parents[g], leaf_actions[g], walk_slots[g]
         chance = children[parent, action]
         if chance < 0:
-            chance = slot * capacity + used[slot]
-            used[slot] += 1
+            chance = _allocate(slot, capacity, used)
             children[chance, :] = -1
             status[chance] = CHANCE
             outcome_counts[chance] = 0
@@ -279,9 +275,7 @@ def take_outcomes(
                     outcome_visits[chance, j] = outcome_visits[chance, j + 1]
                     outcome_keys[chance, j] = outcome_keys[chance, j + 1]
         if entry < 0:
-            entry = kept
-            node = slot * capacity + used[slot]
-            used[slot] += 1
+            entry, node = kept, _allocate(slot, capacity, used)
             outcome_nodes[chance, entry], outcome_visits[chance, entry] = node, 0
             outcome_keys[chance, entry] = draws[i]
             outcome_counts[chance] = kept + 1
