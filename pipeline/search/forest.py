@@ -137,7 +137,9 @@ class Forest:
     def reset(self, slot: int, state) -> None:
         """Empty the slot and make `state` its root."""
         start, end = slot * self.capacity, (slot + 1) * self.capacity
-        clear_nodes(start, start + int(self.used[slot]), self.legal, self.visits, self.value_sums, self.status)
+        clear_nodes(
+            start, start + int(self.used[slot]), self.moves, self.move_counts, self.status, self.visits, self.value_sums
+        )
         self.states[start:end] = [None] * self.capacity
         self.outcomes[start:end] = [None] * self.capacity
         self.used[slot] = 0

@@ -111,13 +111,14 @@ def expand_nodes(nodes, logits, values, legal, priors, status, players, raw_valu
 
 
 @kernel
-def clear_nodes(start, end, legal, visits, value_sums, status):
-    """Empty nodes `start`..`end` - 1 for a new tree: the visits and value sums of each one's legal moves
-    (the only edges a walk takes, so the only entries ever written: a tenth of Kingdomino's rows) and
-    its status."""
+def clear_nodes(start, end, moves, move_counts, status, visits, value_sums):
+    """Empty nodes `start`..`end` - 1 for a new tree: the visits and value sums of the moves each expanded
+    one lists (the only edges a walk takes, so the only entries ever written: a tenth of Kingdomino's
+    rows) and its status. A node left unexpanded had no edge written: its stale list is not read."""
     for node in range(start, end):
-        for a in range(legal.shape[1]):
-            if legal[node, a]:
+        if status[node] == EXPANDED:
+            for k in range(move_counts[node]):
+                a = moves[node, k]
                 visits[node, a] = 0
                 value_sums[node, a, :] = 0.0
         status[node] = UNEXPANDED
