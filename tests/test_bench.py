@@ -30,7 +30,7 @@ def test_each_figure_is_one_row():
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 10 + 3 * 18 + 4  # Kingdomino's 4 more: with greedy playouts
+    assert len(names) == len(set(names)) == 10 + 3 * 20 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
     for runtime in ("", "torch_"):  # each runtime's network, at the batch and at 1, and its self-play
         for figure in ("network_positions_per_s", "network_positions_per_s_batch1", "network_gflop_per_s"):
@@ -39,6 +39,7 @@ def test_each_figure_is_one_row():
         assert f"tictacmo.{runtime}timed_move_sims" in names
     assert figures["runtime"] == ("torch" if torch.cuda.is_available() else "onnxruntime")
     assert "connect4.one_process_search_ceiling_sims_per_s" in names
+    assert "tictacmo.search_to_workers_network_ratio" in names  # the network as the pool's workers run it
     assert "kingdomino(players=4,fit=1).playouts_search_sims_per_s" in names
     assert figures["device"] == ("cuda" if torch.cuda.is_available() else "cpu")  # auto
     games = ("tictacmo", "connect4", "kingdomino(players=4,fit=1)")

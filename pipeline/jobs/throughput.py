@@ -39,6 +39,7 @@ from pipeline.nets.network_evaluator import (
     inference_runtime,
 )
 from pipeline.nets.senet import NetworkShape, SENet
+from pipeline.plumbing.threads import use_threads
 from pipeline.search import CachingEvaluator, SearchConfig, UniformEvaluator
 from pipeline.search.playouts import greedy_outcomes
 
@@ -113,14 +114,59 @@ def network_positions_per_s(
     network = inference_network(model, game, precision, runtime, device)
     planes = game.encode_batch(_random_positions(game, batch))
     network(planes)  # warm-up
+    return _best_rate(network, planes, seconds, repeats)
+
+
+def _best_rate(network, planes: np.ndarray, seconds: float, repeats: int) -> float:
+    """Positions/s of the best of `repeats` loops calling `network` on `planes` for `seconds` in all."""
     best = 0.0
     for _ in range(repeats):
         calls, started = 0, time.perf_counter()
         while time.perf_counter() - started < seconds / repeats:
             network(planes)  # numpy out: waits for the call to finish, as search reads the results on the host
             calls += 1
-        best = max(best, calls * batch / (time.perf_counter() - started))
+        best = max(best, calls * len(planes) / (time.perf_counter() - started))
     return best
+
+
+def workers_network_positions_per_s(
+    game_name: str, networks: str, batch: int, seconds: float, workers: int, precision: str = "float32"
+) -> float:
+    """The network as a self-play pool runs it: `workers` processes of one thread each, timed together
+    at `batch`, their positions/s summed. A busy core takes from it what it takes from the pool's search,
+    whereas one process's network on every core loses more (`plumbing/threads.py`): the denominator a
+    ratio under load is read against."""
+    context = multiprocessing.get_context("spawn")
+    ready, rates = context.Barrier(workers), context.Queue()
+    job = (game_name, networks, batch, seconds, precision, ready, rates)
+    processes = [context.Process(target=_network_worker, args=job, daemon=True) for _ in range(workers)]
+    for process in processes:
+        process.start()
+    try:
+        answers = [rates.get(timeout=120 + 4 * seconds) for _ in processes]
+    finally:
+        for process in processes:
+            process.kill()
+            process.join()
+    if errors := [answer for answer in answers if isinstance(answer, str)]:
+        raise RuntimeError(f"bench: a network worker failed: {errors[0]}")
+    return sum(answers)
+
+
+def _network_worker(game_name, networks, batch, seconds, precision, ready, rates) -> None:
+    """One of `workers_network_positions_per_s`' processes: one thread, as a pool's worker runs, on the
+    CPU (where a pool's workers run their networks)."""
+    try:
+        game, model = bench_network(game_name, networks)
+        use_threads(1)
+        network = inference_network(model, game, precision, "auto", "cpu")
+        planes = game.encode_batch(_random_positions(game, batch))
+        network(planes)  # warm-up
+        ready.wait()
+        rates.put(_best_rate(network, planes, seconds, repeats=3))
+    except Exception as error:  # the parent raises it: a worker's traceback would go unseen
+        ready.abort()
+        rates.put(f"{type(error).__name__}: {error}")
 
 
 def network_flops_per_position(game, model) -> float:
@@ -371,6 +417,8 @@ def run(
         where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
         where["inference_server"] = inference_server
         play = selfplay_figures(name, model, count, batch, **where)
+        pool = workers or os.cpu_count() or 1  # self-play's pool: one process a core unless told
+        pool_network = workers_network_positions_per_s(name, networks, batch, network_seconds, pool, precision)
         with_torch = selfplay_figures(name, model, count, batch, **where, runtime="torch")
         # one process searching, as `analyse`, `play` and `workers: 1` stages do
         half = max(1, batch // 2)
@@ -381,6 +429,8 @@ def run(
             "search_sims_per_s": play["sims_per_s"],
             "torch_search_sims_per_s": with_torch["sims_per_s"],
             "search_to_network_ratio": play["sims_per_s"] / network["network_positions_per_s"],
+            "workers_network_positions_per_s": pool_network,
+            "search_to_workers_network_ratio": play["sims_per_s"] / pool_network,
             "timed_move_sims": timed_move_simulations(game, model, "auto", move_seconds, device=device),
             "torch_timed_move_sims": timed_move_simulations(game, model, "torch", move_seconds, device=device),
             "selfplay_games_per_min": play["games_per_min"],
