@@ -14,7 +14,7 @@ from alphazero_games.kingdomino import rows
 from alphazero_games.kingdomino.compiled import CompiledKingdomino
 from alphazero_games.kingdomino.rules import KingdominoGame
 from pipeline.config import ValueParams
-from pipeline.games import make_game
+from pipeline.games import make_game, pcg64
 from pipeline.nets.network_evaluator import NetworkEvaluator
 from pipeline.nets.senet import NetworkShape, SENet
 from pipeline.search.playouts import greedy_outcomes, greedy_playout
@@ -123,6 +123,23 @@ def test_playouts_follow_their_generators_seed():
 
     assert np.array_equal(ends(0), ends(0))
     assert not np.array_equal(ends(0), ends(100))
+
+
+def test_playouts_from_lent_streams_are_the_generators_playouts():
+    """What a search whose generators are lent to its kernels plays out (`playouts_from_streams`): the same
+    ends as from the generators, which then go on alike; two rows may share a tree's stream."""
+    game = make_game("kingdomino(players=4,fit=1)")
+    rules = game.compiled_rules()
+    states = list(positions(game, 1, seed=9))[:-1:6]
+    table = [rules.to_row(state) for state in states]
+    trees = [i % 3 for i in range(len(states))]
+    plain, lent = ([np.random.default_rng(40 + t) for t in range(3)] for _ in range(2))
+    expected = rules.playouts(table, [plain[t] for t in trees])
+    streams = pcg64.streams(lent)
+    found = rules.playouts_from_streams(table, streams, trees)
+    pcg64.store(streams, lent)
+    assert all(np.array_equal(a, b) for a, b in zip(found, expected))
+    assert [g.integers(2**40) for g in lent] == [g.integers(2**40) for g in plain]
 
 
 def test_the_registry_builds_the_compiled_game():

@@ -19,10 +19,8 @@ from alphazero_games.kingdomino import rule_kernels as kernels
 from alphazero_games.kingdomino.planes import encode as encode_planes
 from alphazero_games.kingdomino.rules import _FEATURES, FREE, Kingdom, KingdominoGame, KingdominoState
 from pipeline.games.compiled import CompiledRules
-from pipeline.games.values import pairwise_points
 
 KINGDOM_CACHE = 1 << 16  # kingdoms kept as kernel rows (about 200 bytes each)
-SEED_BOUND = 1 << 62  # a playout's seed is drawn below this
 
 
 class CompiledKingdomino(KingdominoGame):
@@ -109,7 +107,11 @@ class CompiledKingdomino(KingdominoGame):
     def play_out(self, kingdoms: np.ndarray, headers: np.ndarray, decks: np.ndarray, rngs: list):
         """`greedy_outcomes` of states as the kernels hold them (kingdoms, headers, decks), a state each
         row; the kingdoms are played on, in place."""
-        seeds = np.array([-1 if rng is None else int(rng.integers(SEED_BOUND)) for rng in rngs], dtype=np.int64)
+        seeds = [-1 if rng is None else int(rng.integers(kernels.SEED_BOUND)) for rng in rngs]
+        return self.play_out_seeded(kingdoms, headers, decks, np.array(seeds, dtype=np.int64))
+
+    def play_out_seeded(self, kingdoms: np.ndarray, headers: np.ndarray, decks: np.ndarray, seeds: np.ndarray):
+        """`play_out` with each playout's seed drawn already (`seeds`, int64)."""
         ranks = np.zeros((len(kingdoms), self.num_players, 3), dtype=np.int64)
         kernels.greedy_playouts(kingdoms, headers, decks, seeds, *self._flags, self.row_length, ranks)
         return self.standings(ranks), ranks[:, :, 0].astype(np.float64)
@@ -129,8 +131,9 @@ class CompiledKingdomino(KingdominoGame):
     def standings(self, ranks: np.ndarray) -> np.ndarray:
         """`scores` from (games, players, 3) ranks: each seat's pairwise standing against every other
         (1 ahead, 0.5 tied, 0 behind; ranked by points, then largest property, then crowns), in [-1, 1]."""
-        key = (ranks[:, :, 0] * 64 + ranks[:, :, 1]) * 64 + ranks[:, :, 2]  # each is below 64 but points
-        return (2.0 * pairwise_points(key) / (self.num_players - 1) - 1.0).astype(np.float32)
+        out = np.empty(ranks.shape[:2], dtype=np.float32)
+        kernels.standings(ranks, out)
+        return out
 
     def encode_batch(self, states: list[KingdominoState]) -> np.ndarray:
         kingdoms, headers = self._arrays(states)

@@ -28,12 +28,13 @@ from alphazero_games.kingdomino.rule_kernels import (
     PLACING,
     ROW,
     ROW_COUNT,
+    SEED_BOUND,
     place,
     placement_mask,
 )  # fmt: skip
 from alphazero_games.kingdomino.rules import _FEATURES, Kingdom, KingdominoState, _draw
 from pipeline.games.compiled import CompiledRules
-from pipeline.games.pcg64 import choice
+from pipeline.games.pcg64 import bounded, choice
 from pipeline.plumbing.kernel_cache import kernel
 
 SIZE, MIDDLE, HARMONY, FIT, ROW_LENGTH, PLAYERS, FIRST_PICK, DISCARD, KINGDOM_BYTES = range(9)  # `shape`
@@ -137,6 +138,14 @@ def draw_keys(shape, rows, parents, streams, trees, count, keys):
 
 
 @kernel
+def playout_seeds(streams, trees, count, out):
+    """`out[i]`: the seed `CompiledKingdomino.play_out` draws for a playout (`integers(SEED_BOUND)`) from
+    stream `streams[trees[i]]`, compiled."""
+    for i in range(count):
+        out[i] = np.int64(bounded(streams[trees[i]], SEED_BOUND - 1))
+
+
+@kernel
 def mover(shape, rows, nodes, count, out):
     for i in range(count):
         row = rows[nodes[i]]
@@ -205,12 +214,22 @@ class _Rows:
 
     def playouts(self, rows: list[np.ndarray], rngs: list) -> tuple[np.ndarray, np.ndarray]:
         """The game's `greedy_outcomes` of the rows' states, read straight off the rows."""
+        return self.game.play_out(*self._playout_arrays(rows), rngs)
+
+    def playouts_from_streams(self, rows: list[np.ndarray], streams: np.ndarray, trees: list[int]):
+        """`playouts` with each playout's seed drawn from stream `streams[trees[i]]`, compiled."""
+        seeds = np.empty(len(trees), dtype=np.int64)
+        playout_seeds(streams, np.asarray(trees, dtype=np.int64), len(trees), seeds)
+        return self.game.play_out_seeded(*self._playout_arrays(rows), seeds)
+
+    def _playout_arrays(self, rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows' kingdoms (a copy the playouts lay dominoes in), headers and decks."""
         rows = np.array(rows)
         data, seats = rows.view(np.int8), self.game.num_players
         start = 8 * KINGDOMS_AT
         kingdoms = data[:, start : start + seats * self.kingdom_bytes].reshape(len(rows), seats, -1).copy()
         decks = data[:, 8 * DECK_AT : 8 * (DECK_AT + DECK_WORDS)].astype(np.int64)
-        return self.game.play_out(kingdoms, np.ascontiguousarray(rows[:, :HEADER]), decks, rngs)
+        return kingdoms, np.ascontiguousarray(rows[:, :HEADER]), decks
 
     def from_row(self, row: np.ndarray) -> KingdominoState:
         header, data, length = row[:HEADER].tolist(), row.view(np.int8), self.game.row_length
@@ -278,4 +297,5 @@ def compiled_rules(game, memo_entries: int = ENTRIES) -> CompiledRules:
         encode_vectors,
         game.row_length,
         draw_keys,
+        rows.playouts_from_streams,
     )

@@ -328,6 +328,26 @@ def greedy_slot(kingdom, next_row, next_owners, size, middle, harmony):
 
 
 @kernel
+def standings(ranks, out):
+    """`out[g, p]` (float32): seat p's pairwise standing in game g against every other seat, by its
+    (points, largest property, crowns) in `ranks` (games, players, 3): a point per seat behind it, half
+    per tie, scaled to [-1, 1] (`pipeline/games/values.py`'s `pairwise_points`, compiled: the same floats)."""
+    players = ranks.shape[1]
+    for g in range(ranks.shape[0]):
+        for p in range(players):
+            mine = (ranks[g, p, 0] * 64 + ranks[g, p, 1]) * 64 + ranks[g, p, 2]  # each is below 64 but points
+            ahead = 0
+            for q in range(players):
+                theirs = (ranks[g, q, 0] * 64 + ranks[g, q, 1]) * 64 + ranks[g, q, 2]
+                ahead += (mine > theirs) - (mine < theirs)
+            points = 0.5 * ahead + 0.5 * (players - 1)
+            out[g, p] = np.float32(2.0 * points / (players - 1) - 1.0)
+
+
+SEED_BOUND = 1 << 62  # a playout's seed is drawn below this, one number from its tree's generator
+
+
+@kernel
 def greedy_playouts(kingdoms, headers, decks, seeds, size, middle, harmony, row_length, ranks_out):
     """Play each game to its end by the greedy move for every seat; write each seat's (points,
     largest property, crowns) into `ranks_out` (games, players, 3).

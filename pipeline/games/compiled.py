@@ -41,6 +41,9 @@ as a vector (`search/evaluator.py`'s `reads_constant_vector`), and leaves the re
 A game that plays greedy playouts (`base.py`'s `PlaysGreedy`) may offer `playouts(rows, rngs)`, plain
 Python: `greedy_outcomes` of the rows' states (its (scores, margins), each playout drawing from its
 generator in `rngs` as from the state); without it, a search that mixes playouts in keeps the plain search.
+With `draw_keys` too it may offer `playouts_from_streams(rows, streams, trees)`: the same, each playout
+drawing from stream `streams[trees[i]]` what `playouts` draws from that tree's generator, so that a search
+mixing playouts in keeps its generators lent to the kernels (else it draws its outcomes in Python).
 
 Search calls them from Python, never passes them to a compiled function: numba's cache keeps no
 kernel that takes functions as arguments safely across processes. So a function may as well be Python
@@ -81,3 +84,6 @@ class CompiledRules:
     # a game with chance moves: the ints of its keys; `draw` compiled, from numpy's generators lent as streams
     key_width: int = 0
     draw_keys: Any = None
+    # a game with `draw_keys` and `playouts`: `playouts` with each playout's draws from a lent stream, so that
+    # search keeps its draws compiled while it mixes playouts in
+    playouts_from_streams: Callable[[list[np.ndarray], np.ndarray, list[int]], tuple[np.ndarray, Any]] | None = None

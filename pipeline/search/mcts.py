@@ -89,6 +89,7 @@ class _Walks:
         self.draws = np.zeros((n, key_width), dtype=np.int64)  # the key each waiting walk drew
         self.keys = np.zeros((n, key_width), dtype=np.int64)  # the new outcomes' keys, for the game's `outcome`
         self.streams: np.ndarray | None = None  # the trees' generators lent to compiled draws (`pcg64.py`)
+        self.stream_of_slot: np.ndarray | None = None  # each forest slot's row of `streams` (-1: none lent)
         self._planes: np.ndarray | None = None
 
     def planes(self, shape: tuple[int, ...]) -> np.ndarray:
@@ -151,12 +152,15 @@ class BatchedSearch:
             return self._judge_rows(forest, nodes, encode)
         return self._expand(forest, nodes, *self.evaluator.evaluate(states))
 
-    def _judge_rows(self, forest: Forest, nodes: list[int], encode: Encoder) -> np.ndarray:
-        """`_evaluate` of nodes each named by its row for the position cache, encoded when the evaluator asks."""
+    def _judge_rows(self, forest: Forest, nodes: list[int], encode: Encoder, walks: _Walks | None = None) -> np.ndarray:
+        """`_evaluate` of nodes each named by its row for the position cache, encoded when the evaluator asks;
+        `walks` the step's, whose lent streams the playouts draw from."""
         keys = [forest.rows[node].tobytes() for node in nodes]
-        return self._expand(forest, nodes, *self.evaluator.evaluate_encoded(keys, encode))
+        return self._expand(forest, nodes, *self.evaluator.evaluate_encoded(keys, encode), walks)
 
-    def _expand(self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray) -> np.ndarray:
+    def _expand(
+        self, forest: Forest, nodes: list[int], logits: np.ndarray, values: np.ndarray, walks: _Walks | None = None
+    ) -> np.ndarray:
         """Give `nodes` the evaluator's priors; return its values in absolute seats (`_evaluate`)."""
         index = np.asarray(nodes, dtype=np.int64)
         finite = expand_nodes(
@@ -170,7 +174,8 @@ class BatchedSearch:
             )
         absolute = forest.raw_values[index]
         if self.config.greedy_playout_weight > 0:
-            absolute = forest.raw_values[index] = mix_playouts(forest, nodes, absolute, self.config)
+            lent = None if walks is None or walks.streams is None else (walks.streams, walks.stream_of_slot)
+            absolute = forest.raw_values[index] = mix_playouts(forest, nodes, absolute, self.config, lent)
         return absolute
 
     def prepare_roots(self, forest: Forest, slots: list[int], noise: list[bool]) -> None:
@@ -210,6 +215,8 @@ class BatchedSearch:
         generators = [forest.rngs[slot] for slot in slots]
         if self._draws_compiled(forest, generators):
             walks.streams = pcg64.streams(generators)
+            walks.stream_of_slot = np.full(len(forest.roots), -1, dtype=np.int64)
+            walks.stream_of_slot[slots] = np.arange(len(slots))
         try:
             self._steps(forest, rows, simulations, root_actions, walks)
         finally:
@@ -218,10 +225,12 @@ class BatchedSearch:
 
     def _draws_compiled(self, forest: Forest, generators: list) -> bool:
         """Whether this search's chance outcomes are drawn compiled: the game offers `draw_keys`, every tree's
-        generator is numpy's default (`pcg64.py` follows it), and no greedy playout draws from them in between."""
+        generator is numpy's default (`pcg64.py` follows it), and greedy playouts, if mixed in, draw from the
+        same streams (`playouts_from_streams`), not from the generators in between."""
         rules = self.rules if self._compiled(forest) else None
         return (
-            rules is not None and rules.draw_keys is not None and self.config.greedy_playout_weight == 0
+            rules is not None and rules.draw_keys is not None
+            and (self.config.greedy_playout_weight == 0 or rules.playouts_from_streams is not None)
             and all(pcg64.is_pcg64(generator) for generator in generators)
         )  # fmt: skip
 
@@ -308,7 +317,7 @@ class BatchedSearch:
                 kernel(rules.shape, forest.rows, nodes, count, planes)
                 return planes[:count]
 
-            answer = self._judge_rows(forest, walks.pending[:judged].tolist(), encode)
+            answer = self._judge_rows(forest, walks.pending[:judged].tolist(), encode, walks)
             waiting = walks.walk_pending >= 0
             values[waiting] = answer[walks.walk_pending[waiting]]
 

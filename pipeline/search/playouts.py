@@ -53,6 +53,8 @@ def playout_means(game, states: list, rngs: list, count: int, value: ValueParams
     state, drawn one after another from its generator in `rngs`: the judgement flat Monte Carlo
     gives a position, which a leaf (`search.greedy_playouts`) and a value target
     (`selfplay.playout_value_playouts`) both take. `play_out` as `playout_values`'."""
+    if count == 1:  # a mean of one is itself
+        return playout_values(game, states, rngs, value, play_out)
     repeated = [state for state in states for _ in range(count)]
     outcomes = playout_values(game, repeated, [rng for rng in rngs for _ in range(count)], value, play_out)
     return outcomes.reshape(len(states), count, -1).mean(axis=1)
@@ -66,17 +68,28 @@ def check_playouts(game, weight: float) -> None:
         )
 
 
-def mix_playouts(forest, nodes: list[int], values: np.ndarray, config) -> np.ndarray:
+def mix_playouts(forest, nodes: list[int], values: np.ndarray, config, lent: tuple | None = None) -> np.ndarray:
     """(1 - weight) `values` + weight the mean end value (the config's value scheme) of
     `config.greedy_playouts` greedy playouts from each node's state, all in absolute seats; each
-    playout draws from its tree's generator. Several playouts a leaf average out the draws that make
-    one playout's outcome noisy, as flat Monte Carlo's many playouts do."""
-    rngs = [forest.rngs[node // forest.capacity] for node in nodes]
+    playout draws from its tree's generator, or where `lent` = (streams, each slot's stream) says the
+    generators are lent to compiled draws, from its tree's stream. Several playouts a leaf average out
+    the draws that make one playout's outcome noisy, as flat Monte Carlo's many playouts do."""
+    slots = [node // forest.capacity for node in nodes]
     rules = forest.rules
-    if rules is not None and rules.playouts is not None:  # a compiled search plays out from its rows
-        positions, play_out = list(forest.rows[nodes]), rules.playouts
+    if lent is not None:  # the compiled search's draws: the same numbers as from the generators
+        streams, stream_of_slot = lent
+        sources = stream_of_slot[slots].tolist()
+        positions = list(forest.rows[nodes])
+        play_out = partial(_from_streams, rules.playouts_from_streams, streams)
+    elif rules is not None and rules.playouts is not None:  # a compiled search plays out from its rows
+        sources, positions, play_out = [forest.rngs[slot] for slot in slots], list(forest.rows[nodes]), rules.playouts
     else:
-        positions, play_out = [forest.state(node) for node in nodes], None
-    means = playout_means(forest.game, positions, rngs, config.greedy_playouts, config.value, play_out)
+        sources, positions, play_out = [forest.rngs[slot] for slot in slots], [forest.state(n) for n in nodes], None
+    means = playout_means(forest.game, positions, sources, config.greedy_playouts, config.value, play_out)
     weight = config.greedy_playout_weight
     return (1 - weight) * values + weight * means
+
+
+def _from_streams(playouts_from_streams, streams: np.ndarray, rows: list, trees: list[int]):
+    """`play_out(positions, sources)` for playouts that draw from lent streams (`CompiledRules`)."""
+    return playouts_from_streams(rows, streams, trees)
