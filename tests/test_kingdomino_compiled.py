@@ -136,7 +136,7 @@ def test_playouts_from_lent_streams_are_the_generators_playouts():
     plain, lent = ([np.random.default_rng(40 + t) for t in range(3)] for _ in range(2))
     expected = rules.playouts(table, [plain[t] for t in trees])
     streams = pcg64.streams(lent)
-    found = rules.playouts_from_streams(table, streams, trees)
+    found = rules.playouts_from_streams(streams, table, trees)
     pcg64.store(streams, lent)
     assert all(np.array_equal(a, b) for a, b in zip(found, expected))
     assert [g.integers(2**40) for g in lent] == [g.integers(2**40) for g in plain]

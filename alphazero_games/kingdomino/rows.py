@@ -212,19 +212,19 @@ class _Rows:
         deck = row.view(np.int8)[8 * DECK_AT : 8 * DECK_AT + int(row[DECK])].tolist()
         return tuple(sorted(_draw(deck, self.game.row_length, rng)))
 
-    def playouts(self, rows: list[np.ndarray], rngs: list) -> tuple[np.ndarray, np.ndarray]:
+    def playouts(self, rows: np.ndarray | list, rngs: list) -> tuple[np.ndarray, np.ndarray]:
         """The game's `greedy_outcomes` of the rows' states, read straight off the rows."""
         return self.game.play_out(*self._playout_arrays(rows), rngs)
 
-    def playouts_from_streams(self, rows: list[np.ndarray], streams: np.ndarray, trees: list[int]):
+    def playouts_from_streams(self, streams: np.ndarray, rows: np.ndarray | list, trees: list[int]):
         """`playouts` with each playout's seed drawn from stream `streams[trees[i]]`, compiled."""
         seeds = np.empty(len(trees), dtype=np.int64)
         playout_seeds(streams, np.asarray(trees, dtype=np.int64), len(trees), seeds)
         return self.game.play_out_seeded(*self._playout_arrays(rows), seeds)
 
-    def _playout_arrays(self, rows: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _playout_arrays(self, rows: np.ndarray | list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The rows' kingdoms (a copy the playouts lay dominoes in), headers and decks."""
-        rows = np.array(rows)
+        rows = np.asarray(rows)
         data, seats = rows.view(np.int8), self.game.num_players
         start = 8 * KINGDOMS_AT
         kingdoms = data[:, start : start + seats * self.kingdom_bytes].reshape(len(rows), seats, -1).copy()

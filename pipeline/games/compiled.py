@@ -39,9 +39,10 @@ writing each constant plane at its first cell only: search calls it where the ne
 as a vector (`search/evaluator.py`'s `reads_constant_vector`), and leaves the rest of them as it was.
 
 A game that plays greedy playouts (`base.py`'s `PlaysGreedy`) may offer `playouts(rows, rngs)`, plain
-Python: `greedy_outcomes` of the rows' states (its (scores, margins), each playout drawing from its
-generator in `rngs` as from the state); without it, a search that mixes playouts in keeps the plain search.
-With `draw_keys` too it may offer `playouts_from_streams(rows, streams, trees)`: the same, each playout
+Python (`rows` a 2-D array or a list of rows): `greedy_outcomes` of the rows' states (its (scores,
+margins), each playout drawing from its generator in `rngs` as from the state); without it, a search that
+mixes playouts in keeps the plain search.
+With `draw_keys` too it may offer `playouts_from_streams(streams, rows, trees)`: the same, each playout
 drawing from stream `streams[trees[i]]` what `playouts` draws from that tree's generator, so that a search
 mixing playouts in keeps its generators lent to the kernels (else it draws its outcomes in Python).
 
@@ -75,7 +76,7 @@ class CompiledRules:
     chance: Any = None
     draw: Callable[[np.ndarray, Any], tuple[int, ...]] | None = None
     outcome: Any = None
-    playouts: Callable[[list[np.ndarray], list], tuple[np.ndarray, Any]] | None = None  # greedy, from rows
+    playouts: Callable[[Any, list], tuple[np.ndarray, Any]] | None = None  # greedy, from rows
     # a game with constant planes (`HasConstantPlanes`): `encode` writing each of them at its first cell only,
     # for a network that reads them as a vector (`senet.py`'s constant stem; `reads_constant_vector`), the
     # rest of the planes left as they were: most of a position's planes are constant, and writing them
@@ -86,4 +87,4 @@ class CompiledRules:
     draw_keys: Any = None
     # a game with `draw_keys` and `playouts`: `playouts` with each playout's draws from a lent stream, so that
     # search keeps its draws compiled while it mixes playouts in
-    playouts_from_streams: Callable[[list[np.ndarray], np.ndarray, list[int]], tuple[np.ndarray, Any]] | None = None
+    playouts_from_streams: Callable[[np.ndarray, Any, list[int]], tuple[np.ndarray, Any]] | None = None

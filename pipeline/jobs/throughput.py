@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import time
 from contextlib import contextmanager
 
@@ -142,13 +143,18 @@ def workers_network_positions_per_s(
     processes = [context.Process(target=_network_worker, args=job, daemon=True) for _ in range(workers)]
     for process in processes:
         process.start()
+    wait = 120 + 4 * seconds
     try:
-        answers = [rates.get(timeout=120 + 4 * seconds) for _ in processes]
+        answers = [rates.get(timeout=wait) for _ in processes]
+    except queue.Empty:
+        raise RuntimeError(f"bench: a network worker gave no figure in {wait:.0f} s (killed?)") from None
     finally:
         for process in processes:
             process.kill()
             process.join()
-    if errors := [answer for answer in answers if isinstance(answer, str)]:
+    # the worker that failed first, not the others its broken barrier stopped
+    errors = sorted((answer for answer in answers if isinstance(answer, str)), key=lambda e: "BrokenBarrier" in e)
+    if errors:
         raise RuntimeError(f"bench: a network worker failed: {errors[0]}")
     return sum(answers)
 

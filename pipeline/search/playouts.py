@@ -78,18 +78,12 @@ def mix_playouts(forest, nodes: list[int], values: np.ndarray, config, lent: tup
     rules = forest.rules
     if lent is not None:  # the compiled search's draws: the same numbers as from the generators
         streams, stream_of_slot = lent
-        sources = stream_of_slot[slots].tolist()
-        positions = list(forest.rows[nodes])
-        play_out = partial(_from_streams, rules.playouts_from_streams, streams)
+        sources, positions = stream_of_slot[slots].tolist(), forest.rows[nodes]
+        play_out = partial(rules.playouts_from_streams, streams)
     elif rules is not None and rules.playouts is not None:  # a compiled search plays out from its rows
-        sources, positions, play_out = [forest.rngs[slot] for slot in slots], list(forest.rows[nodes]), rules.playouts
+        sources, positions, play_out = [forest.rngs[slot] for slot in slots], forest.rows[nodes], rules.playouts
     else:
         sources, positions, play_out = [forest.rngs[slot] for slot in slots], [forest.state(n) for n in nodes], None
     means = playout_means(forest.game, positions, sources, config.greedy_playouts, config.value, play_out)
     weight = config.greedy_playout_weight
     return (1 - weight) * values + weight * means
-
-
-def _from_streams(playouts_from_streams, streams: np.ndarray, rows: list, trees: list[int]):
-    """`play_out(positions, sources)` for playouts that draw from lent streams (`CompiledRules`)."""
-    return playouts_from_streams(rows, streams, trees)
