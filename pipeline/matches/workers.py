@@ -23,6 +23,7 @@ from pipeline.matches import BackendError
 from pipeline.matches.arena import GameRecord
 from pipeline.matches.chunks import init_worker, play_chunk
 from pipeline.nets.server import serving
+from pipeline.plumbing.handover import handed_over
 from pipeline.plumbing.progress import progress_bar
 
 PROCESSES_PER_SERVED_CORE = 2  # while one waits for the server's answer, the other searches
@@ -113,27 +114,28 @@ def _pool_chunks(count: int, init: tuple, jobs: list[tuple], served: dict, check
     finished: set[int] = set()
     waiting: dict[int, tuple] = {}  # finished, not yet yielded: an earlier chunk is still to come
     yielded = 0
-    for _ in range(MAX_POOL_STARTS):
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(count, context, initializer=init_worker, initargs=init) as pool:
-            futures = {i: pool.submit(play_chunk, *job) for i, job in enumerate(jobs) if i not in finished}
-            try:
-                for i, future in futures.items():
-                    waiting[i] = future.result()
-                    finished.add(i)
-                    while yielded in waiting:
-                        yield waiting.pop(yielded)
-                        yielded += 1
-                return
-            except BrokenProcessPool:  # every future is done now: finished, or broken with the pool
-                check()
-                kept = {i: f.result() for i, f in futures.items() if i not in finished and not f.exception()}
-                waiting.update(kept)
-                finished.update(kept)
-                served["retried_chunks"] = served.get("retried_chunks", 0) + len(jobs) - len(finished)
-            except BaseException:  # SIGTERM, Ctrl-C, a caller that stopped reading: wait for no running chunk
-                _stop_workers(pool)
-                raise
+    with handed_over(init_worker, init) as (initializer, initargs):  # so that the workers start at once
+        for _ in range(MAX_POOL_STARTS):
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(count, context, initializer=initializer, initargs=initargs) as pool:
+                futures = {i: pool.submit(play_chunk, *job) for i, job in enumerate(jobs) if i not in finished}
+                try:
+                    for i, future in futures.items():
+                        waiting[i] = future.result()
+                        finished.add(i)
+                        while yielded in waiting:
+                            yield waiting.pop(yielded)
+                            yielded += 1
+                    return
+                except BrokenProcessPool:  # every future is done now: finished, or broken with the pool
+                    check()
+                    kept = {i: f.result() for i, f in futures.items() if i not in finished and not f.exception()}
+                    waiting.update(kept)
+                    finished.update(kept)
+                    served["retried_chunks"] = served.get("retried_chunks", 0) + len(jobs) - len(finished)
+                except BaseException:  # SIGTERM, Ctrl-C, a caller that stopped reading: wait for no running chunk
+                    _stop_workers(pool)
+                    raise
     raise BackendError(f"workers: a worker process died {MAX_POOL_STARTS} times in one match (out of memory?)")
 
 
