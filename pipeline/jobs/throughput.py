@@ -365,17 +365,23 @@ def training_figures(game_name: str, steps: int, repeats: int = 3, device: str =
 
 def network_figures(game, model, batch: int, seconds: float, precision: str, device: str = "auto") -> dict[str, float]:
     """The network's positions/s at `batch` and at 1 in the default runtime and in torch's (`torch_*`),
-    its FLOPs a position and the GFLOP/s both runtimes reach at `batch`."""
+    its FLOPs a position and the GFLOP/s both runtimes reach at `batch`. The default runtime at `batch`,
+    which search is compared with, is timed last, so that `run` brackets self-play with it."""
     figures = {"network_mflop_per_position": network_flops_per_position(game, model) / 1e6}
-    for prefix, runtime in (("", "auto"), ("torch_", "torch")):
-        for suffix, size in (("", batch), ("_batch1", 1)):
+    for prefix, runtime in (("torch_", "torch"), ("", "auto")):
+        for suffix, size in (("_batch1", 1), ("", batch)):
             rate = network_positions_per_s(
                 game, model, size, seconds, precision=precision, runtime=runtime, device=device
             )
             figures[f"{prefix}network_positions_per_s{suffix}"] = rate
-        rate = figures[f"{prefix}network_positions_per_s"]
-        figures[f"{prefix}network_gflop_per_s"] = rate * figures["network_mflop_per_position"] / 1e3
+        with_gflops(figures, prefix)
     return figures
+
+
+def with_gflops(figures: dict[str, float], prefix: str = "") -> None:
+    """`{prefix}network_gflop_per_s` from the positions/s at the batch and the FLOPs a position."""
+    rate = figures[f"{prefix}network_positions_per_s"]
+    figures[f"{prefix}network_gflop_per_s"] = rate * figures["network_mflop_per_position"] / 1e3
 
 
 # seconds timing the network, batches of self-play games per game, training steps
@@ -415,14 +421,19 @@ def run(
     for name in games:
         game, model = bench_network(name, networks)
         network = network_figures(game, model, batch, network_seconds, precision, device)
-        network["network_peak_fraction"] = network["network_gflop_per_s"] / (
-            figures["core_peak_gflop_per_s"] * figures["threads"]
-        )
         # enough games to amortise the workers' start-up (about 2.5 s), which games/min includes
         count = max(1, int(selfplay_batches * batch * bench_sizes(name)[2]))
         where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
         where["inference_server"] = inference_server
         play = selfplay_figures(name, model, count, batch, **where)
+        # the network just before and just after self-play, averaged: the ratio's two terms cover the same
+        # minute on a host whose speed drifts by a fifth between minutes
+        after = network_positions_per_s(game, model, batch, network_seconds, precision=precision, device=device)
+        network["network_positions_per_s"] = (network["network_positions_per_s"] + after) / 2
+        with_gflops(network)
+        network["network_peak_fraction"] = network["network_gflop_per_s"] / (
+            figures["core_peak_gflop_per_s"] * figures["threads"]
+        )
         pool = workers or os.cpu_count() or 1  # self-play's pool: one process a core unless told
         pool_network = workers_network_positions_per_s(name, networks, batch, network_seconds, pool, precision)
         with_torch = selfplay_figures(name, model, count, batch, **where, runtime="torch")
