@@ -5,6 +5,7 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import held_import
 
@@ -15,6 +16,8 @@ def test_a_pools_workers_start_at_once_however_large_their_arguments(tmp_path, m
     monkeypatch.setenv("HELD_IMPORT_FOLDER", str(tmp_path))
     weights = bytes(8 << 20)  # a network's weights: far more than the 64 KB pipe that spawns a worker
     with handed_over(held_import.started, (weights,)) as (initializer, initargs):
+        folder = Path(initargs[0]).parent
+        assert folder.stat().st_mode & 0o077 == 0, "only this user reads the arguments (a server's key)"
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(2, context, initializer=initializer, initargs=initargs) as pool:
             futures = [pool.submit(os.getpid) for _ in range(2)]
@@ -25,5 +28,4 @@ def test_a_pools_workers_start_at_once_however_large_their_arguments(tmp_path, m
             (tmp_path / "go").touch()
             assert importing == 2, "the second worker waited for the first to finish starting"
             assert all(future.result(timeout=120) for future in futures)
-        folder = initargs[0].rsplit("/", 1)[0]
-    assert not os.path.exists(folder), "the arguments' file goes with the block"
+    assert not folder.exists(), "the arguments' file goes with the block"

@@ -19,7 +19,8 @@ from pathlib import Path
 @contextmanager
 def handed_over(function: Callable, args: tuple) -> Iterator[tuple[Callable, tuple]]:
     """(initializer, initargs) for a process pool whose workers each run `function(*args)` first;
-    `args` are pickled once, into a temporary file that lives as long as the block."""
+    `args` are pickled once, into a temporary folder that lives as long as the block and that only this
+    user may read (`mkdtemp`: an inference server's key may be among them)."""
     with tempfile.TemporaryDirectory(prefix="alphazero-workers-") as folder:
         path = Path(folder) / "start.pickle"
         path.write_bytes(pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL))
