@@ -7,6 +7,7 @@ import torch
 
 from pipeline.commands import bench
 from pipeline.jobs import throughput
+from pipeline.matches.workers import chunk_games
 
 TINY = {"network_seconds": 0.05, "selfplay_batches": 1, "train_steps": 2, "move_seconds": 0.01}  # budgets
 
@@ -30,7 +31,7 @@ def test_each_figure_is_one_row():
         "train_samples_per_s",
     ]
     names = [line.split()[0] for line in bench._table(figures).splitlines()[1:]]
-    assert len(names) == len(set(names)) == 10 + 3 * 20 + 4  # Kingdomino's 4 more: with greedy playouts
+    assert len(names) == len(set(names)) == 10 + 3 * 21 + 4  # Kingdomino's 4 more: with greedy playouts
     assert "tictacmo.selfplay_games_per_min" in names
     for runtime in ("", "torch_"):  # each runtime's network, at the batch and at 1, and its self-play
         for figure in ("network_positions_per_s", "network_positions_per_s_batch1", "network_gflop_per_s"):
@@ -49,6 +50,15 @@ def test_each_figure_is_one_row():
     assert all(math.isfinite(value) and value > 0 for value in rates.values()), rates
     assert math.isfinite(figures["lightning_overhead"])  # a share of the bare loop's time; noise may make it < 0
     assert all(0 < figures[game]["network_share"] < 1 for game in games)
+    assert all(figures[game]["selfplay_games_per_worker"] == 1 for game in games)  # batch 1
+
+
+def test_a_worker_plays_its_share_of_the_games_at_once_up_to_the_batch():
+    """`selfplay_games_per_worker`: the quick bench's 32 Kingdomino games are 16 a worker on two cores, a
+    quarter of the 64 its network is timed at; the full bench's 128 fill the batch."""
+    assert chunk_games(32, 64, 2) == 16
+    assert chunk_games(128, 64, 2) == 64
+    assert chunk_games(32, 64, 16) == 2 and chunk_games(1, 64, 4) == 1
 
 
 def test_phases_split_one_process_self_play_time_and_the_command_prints_a_table_a_game(capsys):

@@ -31,6 +31,7 @@ from pipeline.games.base import PlaysGreedy, bench_of, offers
 from pipeline.jobs.selfplay import run_selfplay
 from pipeline.jobs.train import train_network
 from pipeline.matches.arena import play_games
+from pipeline.matches.workers import Workers, chunk_games, match_workers
 from pipeline.nets.checkpoint import checkpoint_game, load_checkpoint
 from pipeline.nets.module import alphazero_losses, make_optimizer
 from pipeline.nets.network_evaluator import (
@@ -426,6 +427,8 @@ def run(
         where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
         where["inference_server"] = inference_server
         play = selfplay_figures(name, model, count, batch, **where)
+        pool_workers = Workers(workers, backend, None, device, inference_server)
+        at_once = chunk_games(count, batch, match_workers(pool_workers, count))
         # the network just before and just after self-play, averaged: the ratio's two terms cover the same
         # minute on a host whose speed drifts by a fifth between minutes
         after = network_positions_per_s(game, model, batch, network_seconds, precision=precision, device=device)
@@ -451,6 +454,8 @@ def run(
             "timed_move_sims": timed_move_simulations(game, model, "auto", move_seconds, device=device),
             "torch_timed_move_sims": timed_move_simulations(game, model, "torch", move_seconds, device=device),
             "selfplay_games_per_min": play["games_per_min"],
+            # the games each worker played side by side: its search's batch a step, which `batch` caps
+            "selfplay_games_per_worker": at_once,
             "one_process_search_sims_per_s": alone["sims_per_s"],
             "one_process_search_ceiling_sims_per_s": ceiling,
             "ceiling_to_one_process": ceiling / alone["sims_per_s"],

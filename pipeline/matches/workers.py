@@ -86,6 +86,12 @@ def match_workers(workers: Workers, games: int) -> int:
     return min(per_core * (os.cpu_count() or 1), max(1, games))
 
 
+def chunk_games(games: int, parallel: int, count: int) -> int:
+    """The games a chunk holds: `games` spread over the `count` chunks that run at once, at most
+    `parallel` each (a chunk plays its games side by side, so this is its search's batch a step)."""
+    return max(1, min(parallel, -(-games // count)))
+
+
 def _run_chunks(workers: Workers, game_name: str, specs: list[AgentSpec], jobs: list[tuple], count: int, served: dict):
     """Each chunk's result, in the order of `jobs`; the inference server's figures into `served`."""
     if workers.backend == "ray":
@@ -195,7 +201,7 @@ def play_matches(
     jobs, owners = [], []  # chunk jobs and the match each belongs to
     for m, (seatings, seed, *openings) in enumerate(matches):
         starts = openings[0] if openings else None
-        chunk = max(1, min(parallel, -(-len(seatings) // count)))
+        chunk = chunk_games(len(seatings), parallel, count)
         for s in range(0, len(seatings), chunk):
             jobs.append((seatings[s : s + chunk], seed, s, parallel, record_policies, starts and starts[s : s + chunk]))
             owners.append(m)
