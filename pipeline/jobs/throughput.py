@@ -427,7 +427,7 @@ def run(
         where = {"workers": workers, "backend": backend, "precision": precision, "device": device}
         where["inference_server"] = inference_server
         play = selfplay_figures(name, model, count, batch, **where)
-        pool_workers = Workers(workers, backend, None, device, inference_server)
+        pool_workers = Workers.from_params(selfplay_params(name, count, batch, **where))  # as self-play read them
         at_once = chunk_games(count, batch, match_workers(pool_workers, count))
         # the network just before and just after self-play, averaged: the ratio's two terms cover the same
         # minute on a host whose speed drifts by a fifth between minutes
