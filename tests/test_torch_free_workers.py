@@ -8,6 +8,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -93,3 +94,32 @@ def test_the_stage_modules_a_worker_imports_load_no_torch():
     script = "import sys, stages.init, stages.selfplay, stages.gate, stages.evaluate; print('torch' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_worker_warms_up_once_before_its_first_chunks_clock_and_plays_the_same_games(monkeypatch, cache):
+    """`chunks._warm_up`: a process's first chunk loads its players' kernels and network before its span
+    starts, the next chunk does not again, and the games are those played without a warm-up."""
+    from pipeline.agents.search_agent import SearchAgent
+    from pipeline.matches.chunks import init_worker, play_chunk
+
+    game_name = "kingdomino(players=4,fit=1)"
+    game = make_game(game_name)
+    torch.manual_seed(0)
+    model = SENet(NetworkShape.for_game(game, 1, 8, 4)).eval()
+    spec = dataclasses.replace(selfplay_player(model, selfplay_params(game_name, 2, 2)), play=PlayConfig(12, True))
+    job = ([[0] * game.num_players] * 2, 7, 0, 2, False, None)
+    warmed_at, warm_up = [], SearchAgent.warm_up
+
+    def timed_warm_up(agent):
+        warm_up(agent)
+        warmed_at.append(time.time())
+
+    monkeypatch.setattr(SearchAgent, "warm_up", timed_warm_up)
+    init_worker(game_name, [spec], None)
+    chunks = [play_chunk(*job) for _ in range(2)]
+    assert len(warmed_at) == 1 and warmed_at[0] <= chunks[0][3][0]
+    monkeypatch.setattr(SearchAgent, "warm_up", lambda agent: warmed_at.append(None))
+    init_worker(game_name, [spec], None)  # a new match set: warms up again, here not at all
+    cold = play_chunk(*job)
+    assert len(warmed_at) == 2
+    assert [r.actions for r in chunks[0][0]] == [r.actions for r in chunks[1][0]] == [r.actions for r in cold[0]]

@@ -39,6 +39,8 @@ CLOCK_STEP = 8
 # searches until its time is up, its tree is full or it reached its cap, whichever comes first, so a
 # high cap (`match --simulations`) costs no more memory than this.
 TIMED_TREE_BYTES = 2**28
+# Simulations of a worker's warm-up (`SearchAgent.warm_up`): enough to call every kernel of a step.
+WARM_UP_SIMULATIONS = 8
 
 
 class SearchAgent:
@@ -64,6 +66,16 @@ class SearchAgent:
         self.slots: dict[int, int] = {}  # each game's tree in the forest
         self._beginning: list[tuple] = []  # games begun whose trees are not planted yet (`_plant`)
         self.simulations = 0  # simulations run, for throughput figures
+
+    def warm_up(self) -> None:
+        """Load what a first move would, in a small tree of its own: the compiled kernels from numba's cache,
+        the network's session and its first run, before a worker's first chunk starts its clock
+        (`matches/chunks.py`). The tree and its generator are this call's; call it on a player built for it,
+        since its position cache keeps what it judged."""
+        forest = self.search.new_forest(8 * WARM_UP_SIMULATIONS + 16, slots=1)
+        rng = np.random.default_rng(0)
+        slot = forest.new_tree(self.game.initial_state(rng), rng)
+        self.search.run(forest, [slot], WARM_UP_SIMULATIONS)
 
     def begin(self, game_id, state, rng):
         self._beginning.append((game_id, state, rng))

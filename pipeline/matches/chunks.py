@@ -21,13 +21,15 @@ def init_worker(game_name: str, specs: list, threads: int | None, server: Server
         use_threads(threads)
         exit_with_parent()
     connect(server)
-    _worker.update(game=make_game(game_name), specs=specs)
+    _worker.update(game=make_game(game_name), specs=specs, warm=False)
 
 
 def play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool, starts):
-    """One chunk of a match with agents built afresh, so its games depend on nothing else."""
-    started = time.time()  # wall clock: comparable across worker processes
+    """One chunk of a match with agents built afresh, so its games depend on nothing else. A process's
+    first chunk warms its players up before its clock starts (`_warm_up`)."""
     game = _worker["game"]
+    _warm_up(game, _worker)
+    started = time.time()  # wall clock: comparable across worker processes
     agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
     tables = [[agents[i] for i in seating] for seating in seatings]
     records, stats = play_games(game, tables, seed, parallel, record, first_index=first_index, starts=starts)
@@ -35,3 +37,17 @@ def play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int,
     for agent in agents:
         sims[agent.name] = sims.get(agent.name, 0) + getattr(agent, "simulations", 0)
     return records, stats, sims, (started, time.time())
+
+
+def _warm_up(game, worker: dict) -> None:
+    """Once a process: each searching player loads its kernels and network (`SearchAgent.warm_up`), so that
+    a chunk's span, which self-play's simulations/s divides by, times play, as the network's own rate is
+    timed warm (a quarter of a second of a Kingdomino worker's first chunk); a match's wall time still counts it.
+    Here, not in `init_worker`, so that a game's fault met on the way is a chunk's error, reported as one."""
+    if worker.get("warm"):
+        return
+    for spec in worker["specs"]:
+        player = spec.build(game)
+        if hasattr(player, "warm_up"):
+            player.warm_up()
+    worker["warm"] = True
