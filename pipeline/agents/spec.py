@@ -74,6 +74,10 @@ class AgentSpec:
     def greedy(cls, name: str, model: SENet, epsilon: float, search: SearchConfig) -> AgentSpec:
         return cls(name, "greedy", search=search, network=_weights(model), epsilon=epsilon)
 
+    def searches(self) -> bool:
+        """Whether `build` makes a searching player (a `SearchAgent`, wrapped where it teaches): one that warms up."""
+        return self.kind in ("alphazero", "uct")
+
     def build(self, game, stream: int = 0):
         """The agent; `stream` picks an independent random stream for agents with their own
         randomness (UCT rollouts), so each chunk of a match plays the same way in any worker."""

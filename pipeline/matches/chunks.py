@@ -47,7 +47,6 @@ def _warm_up(game, worker: dict) -> None:
     if worker.get("warm"):
         return
     for spec in worker["specs"]:
-        player = spec.build(game)
-        if hasattr(player, "warm_up"):
-            player.warm_up()
+        if spec.searches():  # not a player the game brings, whose making may cost (a solver's book)
+            spec.build(game).warm_up()
     worker["warm"] = True
