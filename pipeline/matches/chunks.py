@@ -27,8 +27,8 @@ def init_worker(game_name: str, specs: list, threads: int | None, server: Server
 def play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int, record: bool, starts):
     """One chunk of a match with agents built afresh, so its games depend on nothing else. A process's
     first chunk warms its players up before its clock starts (`_warm_up`)."""
+    _warm_up()
     game = _worker["game"]
-    _warm_up(game, _worker)
     started = time.time()  # wall clock: comparable across worker processes
     agents = [spec.build(game, stream=first_index) for spec in _worker["specs"]]
     tables = [[agents[i] for i in seating] for seating in seatings]
@@ -39,14 +39,14 @@ def play_chunk(seatings: list[list[int]], seed, first_index: int, parallel: int,
     return records, stats, sims, (started, time.time())
 
 
-def _warm_up(game, worker: dict) -> None:
+def _warm_up() -> None:
     """Once a process: each searching player loads its kernels and network (`SearchAgent.warm_up`), so that
     a chunk's span, which self-play's simulations/s divides by, times play, as the network's own rate is
     timed warm (a quarter of a second of a Kingdomino worker's first chunk); a match's wall time still counts it.
     Here, not in `init_worker`, so that a game's fault met on the way is a chunk's error, reported as one."""
-    if worker.get("warm"):
+    if _worker["warm"]:
         return
-    for spec in worker["specs"]:
+    for spec in _worker["specs"]:
         if spec.searches():  # not a player the game brings, whose making may cost (a solver's book)
-            spec.build(game).warm_up()
-    worker["warm"] = True
+            spec.build(_worker["game"]).warm_up()
+    _worker["warm"] = True
